@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * numa/ private: the hwloc handle behind struct topo, for the .c files of numa/ only.
+ * Nothing outside numa/ includes this (the rest of shardrec must not depend
+ * on hwloc's headers).
+ */
+#ifndef SHARDREC_NUMA_TOPO_INTERNAL_H
+#define SHARDREC_NUMA_TOPO_INTERNAL_H
+
+#include <hwloc.h>
+#include <stdbool.h>
+
+#include "numa/topology.h"
+
+struct topo {
+	hwloc_topology_t h;
+	bool this_system; /* loaded from this machine, not XML/synthetic */
+	/* Per NUMA node (logical index): some PU uses it as its local node. */
+	bool *node_has_cpus;
+	unsigned nr_nodes;
+};
+
+/*
+ * The NUMA node whose memory a thread running on @pu should use: the
+ * closest memory child of @pu's ancestors that is ordinary DRAM, never a
+ * CPU-less memory-only node (MCDRAM, HBM, NVM, GPU or CXL memory). NULL if
+ * the topology has no such node.
+ */
+hwloc_obj_t topo__local_node(const struct topo *t, hwloc_obj_t pu);
+
+/* True when no PU has @node as its local node (MCDRAM, HBM, CXL...): no writer there. */
+bool topo__node_is_memory_only(const struct topo *t, hwloc_obj_t node);
+
+#endif

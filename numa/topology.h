@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * numa/: the machine's topology (hwloc) and the writer placement plan built
+ * from it. Public header of the folder. Never includes ringbuf/ or recorder/.
+ *
+ * A plan splits the CPUs being recorded into groups; each group gets one
+ * writer thread, pinned to the group's CPUs, whose buffers live on the
+ * group's NUMA node. CPU-less memory nodes (KNL MCDRAM in flat mode, CXL,
+ * HBM) never get a writer.
+ */
+#ifndef SHARDREC_NUMA_TOPOLOGY_H
+#define SHARDREC_NUMA_TOPOLOGY_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct topo; /* opaque: a loaded hwloc topology */
+
+struct topo_params {
+	const char *xml_path;  /* --topology-xml FILE, or NULL */
+	const char *synthetic; /* --synthetic "SPEC" (hwloc synthetic string), or NULL */
+};
+
+/* Loads this machine's topology, or the XML/synthetic one. NULL on error, with one line in @err. */
+struct topo *topo__load(const struct topo_params *p, char *err, size_t errlen);
+void topo__delete(struct topo *t);
+/* True when the topology is this machine's (not XML/synthetic): placement may be applied. */
+int topo__is_this_system(const struct topo *t);
+/* Number of PUs (OS CPU indices 0..n-1 are assumed present unless hwloc says otherwise). */
+int topo__nr_cpus(const struct topo *t);
+/* Fills @cpus (capacity @cap) with every PU's OS index, ascending; returns the count or -errno. */
+int topo__all_cpus(const struct topo *t, int *cpus, size_t cap);
+
+enum plan_policy {
+	PLAN_NUMA = 0, /* default: one writer per NUMA node that has recorded CPUs */
+	PLAN_PACKAGE,
+	PLAN_L3, /* "l3" or "cache" */
+	PLAN_CORE,
+	PLAN_CPU,
+	PLAN_COUNT, /* "N": N balanced groups, topology-contiguous */
+	PLAN_USER,  /* perf's user spec "0-3/0:4-7/4": maps/affinity pairs separated by ':' */
+};
+
+struct plan_spec {
+	enum plan_policy policy;
+	unsigned count; /* PLAN_COUNT */
+	char user[256]; /* PLAN_USER: the spec text */
+};
+
+/* Parses a --threads value ("" or NULL means numa). 0 / -EINVAL with one line in @err. */
+int plan_spec__parse(const char *s, struct plan_spec *spec, char *err, size_t errlen);
+
+struct plan_group {
+	int *cpus; /* OS CPU numbers recorded by this writer, ascending; owned by the plan */
+	size_t nr_cpus;
+	int node; /* NUMA node (OS index) whose memory the writer uses; -1 if none known */
+	int *affinity; /* CPUs the writer thread may run on (user spec affinity, else = cpus) */
+	size_t nr_affinity;
+};
+
+struct plan {
+	struct plan_group *groups;
+	size_t nr_groups;
+};
+
+/*
+ * Builds the plan for recording @cpus (OS indices, any order, unique) under
+ * @spec. Every recorded CPU lands in exactly one group; empty groups are
+ * dropped. 0 / -errno (-EINVAL: spec names no recorded CPU, CPU not in the
+ * topology), with one line in @err.
+ */
+int plan__build(struct plan *plan, const struct topo *t, const struct plan_spec *spec,
+		const int *cpus, size_t nr_cpus, char *err, size_t errlen);
+void plan__release(struct plan *plan);
+
+/*
+ * Prints the plan, human readable: one line per group (writer index, node,
+ * CPUs as a list string), then ring memory per node for @ring_bytes per CPU
+ * and the writer count. For `shardrec topology` and `record --dry-run`.
+ */
+void plan__print(const struct plan *plan, const struct topo *t, size_t ring_bytes, FILE *out);
+
+/* Formats a CPU list ("0-3,8,10-11") into @buf; returns @buf. */
+char *cpulist__format(const int *cpus, size_t nr, char *buf, size_t len);
+/*
+ * Parses a CPU list ("0-3,8") into a malloc'ed ascending unique array.
+ * Returns the count, or -EINVAL.
+ */
+int cpulist__parse(const char *s, int **cpus);
+
+/* ---- placement of the calling thread and its memory (numa/placement.c) ---- */
+
+/* Pins the calling thread to the group's affinity CPUs. 0 / -errno. */
+int placement__pin_self(const struct plan_group *g);
+/*
+ * Allocates @size bytes on @node (libnuma; node -1 = local), zeroed and
+ * first-touched by the caller so the pages really land there. NULL on failure.
+ */
+void *placement__alloc(size_t size, int node);
+void placement__free(void *p, size_t size);
+/* NUMA node the page at @addr lives on (move_pages query), or -errno. */
+int placement__node_of(const void *addr);
+
+#endif

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "recorder/record_opts.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#define DEFAULT_MMAP_PAGES 128 /* 512 KiB with 4 KiB pages, perf record's default */
+
+enum {
+	OPT_SAMPLE_CPU = 256,
+	OPT_THREADS,
+	OPT_KEEP_SHARDS,
+	OPT_DRY_RUN,
+	OPT_TOPO_XML,
+	OPT_SYNTHETIC,
+	OPT_CALL_GRAPH,
+	OPT_HELP,
+};
+
+static const char usage[] =
+	"Usage: shardrec record [options] [-- command [args...]]\n"
+	"\n"
+	"Record perf events with one writer thread per CPU group, then merge the\n"
+	"shards into one perf.data that stock perf reads.\n"
+	"\n"
+	"Target (default: the command only):\n"
+	"  -a, --all-cpus            system-wide on all CPUs\n"
+	"  -C, --cpu LIST            system-wide on the listed CPUs (e.g. 0-3,8)\n"
+	"  -p, --pid PIDS            attach to existing processes (comma list)\n"
+	"  -t, --tid TIDS            attach to existing threads (comma list)\n"
+	"Events:\n"
+	"  -e, --event LIST          events, perf syntax (default cpu-clock at 4000 Hz)\n"
+	"  -F, --freq N|max          sampling frequency in Hz\n"
+	"  -c, --count N             sampling period (events per sample)\n"
+	"  -g                        frame-pointer call graphs\n"
+	"      --call-graph fp       the same, spelled out\n"
+	"  -T, --timestamp           sample timestamps (always recorded)\n"
+	"      --sample-cpu          record the CPU in every sample\n"
+	"  -k, --clockid CLOCK       monotonic (default), monotonic_raw, boottime,\n"
+	"                            realtime, tai\n"
+	"Output:\n"
+	"  -o, --output FILE         output file (default perf.data; an existing\n"
+	"                            one becomes FILE.old)\n"
+	"  -m, --mmap-pages N        ring data pages per CPU, power of two, or a\n"
+	"                            size with B/K/M/G (default 128 = 512 KiB)\n"
+	"      --threads[=SPEC]      writer groups: numa (default), package, l3,\n"
+	"                            core, cpu, N, or perf's 0-3/0:4-7/4 form\n"
+	"      --keep-shards         keep FILE.shards/ after the merge\n"
+	"  -B, --no-buildid          do not collect build ids\n"
+	"Topology:\n"
+	"      --dry-run             print the writer plan and exit\n"
+	"      --topology-xml FILE   plan for an hwloc XML topology (with --dry-run)\n"
+	"      --synthetic SPEC      plan for an hwloc synthetic topology (with --dry-run)\n"
+	"Other:\n"
+	"  -v, --verbose             per-writer figures and placement\n"
+	"  -q, --quiet               no summary\n"
+	"  -h, --help                this text\n";
+
+const char *record_opts__usage(void)
+{
+	return usage;
+}
+
+static const struct option longopts[] = {
+	{"all-cpus", no_argument, NULL, 'a'},
+	{"cpu", required_argument, NULL, 'C'},
+	{"pid", required_argument, NULL, 'p'},
+	{"tid", required_argument, NULL, 't'},
+	{"event", required_argument, NULL, 'e'},
+	{"freq", required_argument, NULL, 'F'},
+	{"count", required_argument, NULL, 'c'},
+	{"call-graph", required_argument, NULL, OPT_CALL_GRAPH},
+	{"timestamp", no_argument, NULL, 'T'},
+	{"sample-cpu", no_argument, NULL, OPT_SAMPLE_CPU},
+	{"clockid", required_argument, NULL, 'k'},
+	{"output", required_argument, NULL, 'o'},
+	{"mmap-pages", required_argument, NULL, 'm'},
+	{"threads", optional_argument, NULL, OPT_THREADS},
+	{"keep-shards", no_argument, NULL, OPT_KEEP_SHARDS},
+	{"no-buildid", no_argument, NULL, 'B'},
+	{"dry-run", no_argument, NULL, OPT_DRY_RUN},
+	{"topology-xml", required_argument, NULL, OPT_TOPO_XML},
+	{"synthetic", required_argument, NULL, OPT_SYNTHETIC},
+	{"verbose", no_argument, NULL, 'v'},
+	{"quiet", no_argument, NULL, 'q'},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	if (!*s || *s == '-')
+		return -EINVAL;
+	*v = strtoull(s, &end, 0);
+	return errno || *end ? -EINVAL : 0;
+}
+
+/* perf's -m: a page count, or a size with a B/K/M/G suffix; power of two pages. */
+static int parse_mmap(const char *s, size_t *pages)
+{
+	size_t page = sysconf(_SC_PAGESIZE);
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	if (!*s || *s == '-')
+		return -EINVAL;
+	v = strtoull(s, &end, 0);
+	if (errno || !v)
+		return -EINVAL;
+	switch (*end) {
+	case 0:
+		break;
+	case 'g': case 'G':
+		v <<= 10;
+		/* fall through */
+	case 'm': case 'M':
+		v <<= 10;
+		/* fall through */
+	case 'k': case 'K':
+		v <<= 10;
+		/* fall through */
+	case 'b': case 'B':
+		if (end[1] && strcasecmp(end + 1, "b"))
+			return -EINVAL;
+		v = v / page;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (!v || (v & (v - 1)) || v > (1ULL << 30))
+		return -EINVAL;
+	*pages = v;
+	return 0;
+}
+
+static int parse_clock(const char *s, clockid_t *c)
+{
+	static const struct {
+		const char *name;
+		clockid_t id;
+	} clocks[] = {
+		{"monotonic", CLOCK_MONOTONIC}, {"mono", CLOCK_MONOTONIC},
+		{"monotonic_raw", CLOCK_MONOTONIC_RAW}, {"mono_raw", CLOCK_MONOTONIC_RAW},
+		{"boottime", CLOCK_BOOTTIME}, {"realtime", CLOCK_REALTIME},
+		{"real", CLOCK_REALTIME}, {"tai", CLOCK_TAI},
+	};
+
+	for (size_t i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++) {
+		if (!strcasecmp(s, clocks[i].name) ||
+		    (!strncasecmp(s, "CLOCK_", 6) && !strcasecmp(s + 6, clocks[i].name))) {
+			*c = clocks[i].id;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static int add_events(struct record_opts *o, const char *list)
+{
+	size_t old = o->events ? strlen(o->events) : 0;
+	char *n = realloc(o->events, old + strlen(list) + 2);
+
+	if (!n)
+		return -ENOMEM;
+	if (old)
+		n[old++] = ',';
+	strcpy(n + old, list);
+	o->events = n;
+	return 0;
+}
+
+#define BAD(...)                                                                                   \
+	do {                                                                                       \
+		snprintf(err, errlen, __VA_ARGS__);                                                \
+		return -EINVAL;                                                                    \
+	} while (0)
+
+static int record_opts__apply(struct record_opts *o, int c, const char *arg, char *err,
+			      size_t errlen)
+{
+	switch (c) {
+	case 'a': o->system_wide = true; break;
+	case 'C': o->cpu_list = arg; break;
+	case 'p': o->pid_list = arg; break;
+	case 't': o->tid_list = arg; break;
+	case 'e':
+		if (add_events(o, arg))
+			BAD("out of memory");
+		break;
+	case 'F':
+		if (!strcmp(arg, "max"))
+			o->freq_max = true;
+		else if (parse_u64(arg, &o->freq) || !o->freq)
+			BAD("-F: '%s' is not a frequency in Hz (or 'max')", arg);
+		break;
+	case 'c':
+		if (parse_u64(arg, &o->period) || !o->period)
+			BAD("-c: '%s' is not a positive period", arg);
+		break;
+	case 'g': o->callgraph_fp = true; break;
+	case OPT_CALL_GRAPH:
+		if (strcmp(arg, "fp"))
+			BAD("--call-graph: '%s' is not supported (use fp)", arg);
+		o->callgraph_fp = true;
+		break;
+	case 'T': break; /* timestamps are always recorded: the merge needs them */
+	case OPT_SAMPLE_CPU: o->sample_cpu = true; break;
+	case 'k':
+		if (parse_clock(arg, &o->clockid))
+			BAD("-k: unknown clock '%s'", arg);
+		break;
+	case 'o': o->output = arg; break;
+	case 'm':
+		if (parse_mmap(arg, &o->mmap_pages))
+			BAD("-m: '%s' is not a power-of-two page count or size", arg);
+		break;
+	case OPT_THREADS: o->threads = arg ? arg : "cpu"; break;
+	case OPT_KEEP_SHARDS: o->keep_shards = true; break;
+	case 'B': o->no_buildid = true; break;
+	case OPT_DRY_RUN: o->dry_run = true; break;
+	case OPT_TOPO_XML: o->topology_xml = arg; break;
+	case OPT_SYNTHETIC: o->synthetic = arg; break;
+	case 'v': o->verbose++; break;
+	case 'q': o->quiet = true; break;
+	default: BAD("unknown option (see shardrec record --help)");
+	}
+	return 0;
+}
+
+static int record_opts__check(struct record_opts *o, char *err, size_t errlen)
+{
+	int targets = !!o->pid_list + !!o->tid_list + (o->system_wide || o->cpu_list);
+
+	if (targets > 1)
+		BAD("-a/-C, -p and -t exclude each other");
+	if ((o->pid_list || o->tid_list) && o->argc)
+		BAD("-p/-t attach to running tasks: drop the command, or drop -p/-t");
+	if (!targets && !o->argc && !o->dry_run)
+		BAD("nothing to record: give a command, -a, -C, -p or -t (see --help)");
+	if (o->freq && o->period)
+		BAD("-F and -c exclude each other");
+	if ((o->topology_xml || o->synthetic) && !o->dry_run)
+		BAD("--topology-xml/--synthetic describe another machine: use them with --dry-run");
+	if (!o->output[0])
+		BAD("-o: empty file name");
+	return 0;
+}
+
+int record_opts__parse(struct record_opts *o, int argc, char **argv, char *err, size_t errlen)
+{
+	int c, ret;
+
+	memset(o, 0, sizeof(*o));
+	o->output = "perf.data";
+	o->mmap_pages = DEFAULT_MMAP_PAGES;
+	o->clockid = CLOCK_MONOTONIC;
+	optind = 1;
+	opterr = 0;
+	/* '+': stop at the first non-option, the workload's argv[0]. */
+	while ((c = getopt_long(argc, argv, "+aC:p:t:e:F:c:gTk:o:m:Bvqh", longopts, NULL)) != -1) {
+		if (c == 'h')
+			return 1;
+		if (c == '?' || c == ':') {
+			if (optopt && optopt < 256)
+				BAD("option '-%c' %s (see shardrec record --help)", optopt,
+				    strchr("CptreFckom", optopt) ? "needs a value" : "is unknown");
+			BAD("option '%s' is unknown or needs a value (see shardrec record --help)",
+			    argv[optind - 1]);
+		}
+		ret = record_opts__apply(o, c, optarg, err, errlen);
+		if (ret)
+			return ret;
+	}
+	o->argc = argc - optind;
+	o->argv = argv + optind;
+	return record_opts__check(o, err, errlen);
+}
+
+void record_opts__release(struct record_opts *o)
+{
+	free(o->events);
+	o->events = NULL;
+}

@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "recorder/evlist.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define DEFAULT_FREQ 4000
+
+static int perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int group,
+			   unsigned long flags)
+{
+	return syscall(SYS_perf_event_open, a, pid, cpu, group, flags);
+}
+
+static uint64_t max_sample_rate(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
+	unsigned long long v = DEFAULT_FREQ;
+
+	if (f) {
+		if (fscanf(f, "%llu", &v) != 1)
+			v = DEFAULT_FREQ;
+		fclose(f);
+	}
+	return v;
+}
+
+static uint64_t sample_type(const struct record_opts *o)
+{
+	uint64_t st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+		      PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
+
+	/* perf adds CPU for CPU-wide targets; the merge does not need it. */
+	if (o->system_wide || o->cpu_list || o->sample_cpu)
+		st |= PERF_SAMPLE_CPU;
+	if (o->callgraph_fp)
+		st |= PERF_SAMPLE_CALLCHAIN;
+	return st;
+}
+
+static void set_rate(struct perf_event_attr *a, const struct evparse_event *ev,
+		     const struct record_opts *o)
+{
+	if (ev->period_set)
+		return;
+	if (o->period) {
+		a->sample_period = o->period;
+		a->freq = 0;
+	} else if (ev->tracepoint && !o->freq && !o->freq_max) {
+		a->sample_period = 1; /* perf samples every tracepoint hit */
+	} else {
+		a->freq = 1;
+		a->sample_freq = o->freq_max ? max_sample_rate() : o->freq ? o->freq : DEFAULT_FREQ;
+	}
+}
+
+static void configure_attr(struct evsel *e, const struct record_opts *o, bool first,
+			   size_t ring_bytes)
+{
+	struct perf_event_attr *a = &e->ev.attr;
+	bool task = !o->system_wide && !o->cpu_list;
+
+	a->size = sizeof(*a);
+	a->sample_type = sample_type(o);
+	a->sample_id_all = 1;
+	a->read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
+	a->use_clockid = 1;
+	a->clockid = o->clockid;
+	a->disabled = 1;
+	a->enable_on_exec = task && o->argc;
+	a->inherit = task && !o->tid_list;
+	/* Wake the writer at a quarter ring: three quarters left for its latency. */
+	a->watermark = 1;
+	a->wakeup_watermark = ring_bytes / 4;
+	set_rate(a, &e->ev, o);
+	if (first) {
+		a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 1;
+		a->sample_id_all = 1;
+	}
+}
+
+int evlist__configure(struct evlist *l, const struct record_opts *o, char *err, size_t errlen)
+{
+	struct evparse_opts po = {0};
+	size_t ring_bytes = o->mmap_pages * sysconf(_SC_PAGESIZE);
+	int ret;
+
+	memset(l, 0, sizeof(*l));
+	{
+		struct evparse_event *evs = NULL;
+		size_t nr = 0;
+
+		ret = evparse__parse(o->events ? o->events : "cpu-clock", &po, &evs, &nr, err,
+				     errlen);
+		if (ret) {
+			free(evs);
+			return ret;
+		}
+		l->evsel = calloc(nr, sizeof(*l->evsel));
+		if (!l->evsel) {
+			free(evs);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < nr; i++)
+			l->evsel[i].ev = evs[i];
+		l->nr = nr;
+		free(evs);
+	}
+	for (size_t i = 0; i < l->nr; i++) {
+		if (l->evsel[i].ev.tracepoint) {
+			snprintf(err, errlen,
+				 "%s: tracepoints are not supported yet (no HEADER_TRACING_DATA)",
+				 l->evsel[i].ev.name);
+			return -EOPNOTSUPP;
+		}
+		configure_attr(&l->evsel[i], o, i == 0, ring_bytes);
+	}
+	pfile_idlayout__init(&l->layout, l->evsel[0].ev.attr.sample_type, true);
+	return 0;
+}
+
+int evlist__set_target(struct evlist *l, const int *cpus, size_t nr_cpus, const pid_t *threads,
+		       size_t nr_threads)
+{
+	l->cpus = malloc(nr_cpus * sizeof(*cpus));
+	l->threads = malloc(nr_threads * sizeof(*threads));
+	l->fds = malloc(l->nr * nr_cpus * nr_threads * sizeof(int));
+	l->rings = calloc(nr_cpus, sizeof(*l->rings));
+	if (!l->cpus || !l->threads || !l->fds || !l->rings)
+		return -ENOMEM;
+	memcpy(l->cpus, cpus, nr_cpus * sizeof(*cpus));
+	memcpy(l->threads, threads, nr_threads * sizeof(*threads));
+	l->nr_cpus = nr_cpus;
+	l->nr_threads = nr_threads;
+	for (size_t i = 0; i < l->nr * nr_cpus * nr_threads; i++)
+		l->fds[i] = -1;
+	for (size_t e = 0; e < l->nr; e++) {
+		l->evsel[e].ids = calloc(nr_cpus * nr_threads, sizeof(uint64_t));
+		if (!l->evsel[e].ids)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int *fdp(const struct evlist *l, size_t e, size_t c, size_t t)
+{
+	return &l->fds[(e * l->nr_cpus + c) * l->nr_threads + t];
+}
+
+static int open_one(struct evlist *l, size_t e, size_t c, size_t t, char *err, size_t errlen)
+{
+	struct evsel *ev = &l->evsel[e];
+	int fd = perf_event_open(&ev->ev.attr, l->threads[t], l->cpus[c], -1, PERF_FLAG_FD_CLOEXEC);
+	char msg[512];
+
+	if (fd < 0) {
+		int ret = -errno;
+
+		/* A thread of -p that exited meanwhile is not an error. */
+		if (errno == ESRCH && l->nr_threads > 1)
+			return 0;
+		evparse__strerror(&ev->ev, errno, msg, sizeof(msg));
+		snprintf(err, errlen, "%s", msg);
+		return ret;
+	}
+	*fdp(l, e, c, t) = fd;
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &ev->ids[c * l->nr_threads + t]) < 0) {
+		snprintf(err, errlen, "%s: PERF_EVENT_IOC_ID: %s", ev->ev.name, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+int evlist__open(struct evlist *l, char *err, size_t errlen)
+{
+	for (size_t e = 0; e < l->nr; e++)
+		for (size_t c = 0; c < l->nr_cpus; c++)
+			for (size_t t = 0; t < l->nr_threads; t++) {
+				int ret = open_one(l, e, c, t, err, errlen);
+
+				if (ret)
+					return ret;
+			}
+	return 0;
+}
+
+/* The fd that owns CPU @c's ring: the first one opened there. */
+static int ring_fd(const struct evlist *l, size_t c)
+{
+	for (size_t e = 0; e < l->nr; e++)
+		for (size_t t = 0; t < l->nr_threads; t++)
+			if (*fdp(l, e, c, t) >= 0)
+				return *fdp(l, e, c, t);
+	return -1;
+}
+
+static int redirect_cpu(struct evlist *l, size_t c, int owner, char *err, size_t errlen)
+{
+	for (size_t e = 0; e < l->nr; e++)
+		for (size_t t = 0; t < l->nr_threads; t++) {
+			int fd = *fdp(l, e, c, t);
+
+			if (fd < 0 || fd == owner)
+				continue;
+			if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, owner) < 0) {
+				snprintf(err, errlen, "%s: SET_OUTPUT on CPU %d: %s",
+					 l->evsel[e].ev.name, l->cpus[c], strerror(errno));
+				return -errno;
+			}
+		}
+	return 0;
+}
+
+int evlist__mmap(struct evlist *l, size_t pages, char *err, size_t errlen)
+{
+	for (size_t c = 0; c < l->nr_cpus; c++) {
+		int owner = ring_fd(l, c);
+		int ret;
+
+		if (owner < 0) {
+			snprintf(err, errlen, "CPU %d: no event could be opened", l->cpus[c]);
+			return -ENODEV;
+		}
+		ret = ring__mmap(&l->rings[c], owner, l->cpus[c], pages);
+		if (ret) {
+			snprintf(err, errlen,
+				 "mmap of %zu pages on CPU %d failed: %s (see -m and "
+				 "/proc/sys/kernel/perf_event_mlock_kb)",
+				 pages, l->cpus[c], strerror(-ret));
+			return ret;
+		}
+		ret = redirect_cpu(l, c, owner, err, errlen);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void ioctl_all(struct evlist *l, unsigned long req)
+{
+	for (size_t i = 0; i < l->nr * l->nr_cpus * l->nr_threads; i++)
+		if (l->fds[i] >= 0)
+			ioctl(l->fds[i], req, 0);
+}
+
+void evlist__enable(struct evlist *l)
+{
+	ioctl_all(l, PERF_EVENT_IOC_ENABLE);
+}
+
+void evlist__disable(struct evlist *l)
+{
+	ioctl_all(l, PERF_EVENT_IOC_DISABLE);
+}
+
+struct lost_samples_rec {
+	struct perf_event_header h;
+	uint64_t lost;
+};
+
+static int add_lost(struct evlist *l, struct recbuf *out, uint64_t lost, uint64_t id, size_t c,
+		    size_t t)
+{
+	size_t size = sizeof(struct lost_samples_rec) + l->layout.id_hdr_size;
+	struct lost_samples_rec *r = recbuf__reserve(out, size);
+	pid_t tid = l->threads[t];
+
+	if (!r)
+		return -ENOMEM;
+	r->h.type = PERF_RECORD_LOST_SAMPLES;
+	r->h.size = size;
+	r->lost = lost;
+	pfile_idlayout__write_trailer(&l->layout, r + 1, tid, tid, 0, id, l->cpus[c]);
+	return 0;
+}
+
+int evlist__read_lost(struct evlist *l, struct recbuf *out, uint64_t *total)
+{
+	*total = 0;
+	for (size_t e = 0; e < l->nr; e++)
+		for (size_t c = 0; c < l->nr_cpus; c++)
+			for (size_t t = 0; t < l->nr_threads; t++) {
+				uint64_t v[3]; /* value, id, lost (read_format ID|LOST) */
+				int fd = *fdp(l, e, c, t), ret;
+
+				if (fd < 0 || read(fd, v, sizeof(v)) != sizeof(v) || !v[2])
+					continue;
+				*total += v[2];
+				ret = add_lost(l, out, v[2], v[1], c, t);
+				if (ret)
+					return ret;
+			}
+	return 0;
+}
+
+void evlist__pfile_events(const struct evlist *l, struct pfile_event *ev)
+{
+	for (size_t e = 0; e < l->nr; e++) {
+		ev[e].attr = l->evsel[e].ev.attr;
+		ev[e].name = (char *)l->evsel[e].ev.name;
+		ev[e].ids = l->evsel[e].ids;
+		ev[e].nr_ids = l->nr_cpus * l->nr_threads;
+	}
+}
+
+void evlist__release(struct evlist *l)
+{
+	for (size_t c = 0; l->rings && c < l->nr_cpus; c++)
+		ring__munmap(&l->rings[c]);
+	for (size_t i = 0; l->fds && i < l->nr * l->nr_cpus * l->nr_threads; i++)
+		if (l->fds[i] >= 0)
+			close(l->fds[i]);
+	for (size_t e = 0; l->evsel && e < l->nr; e++)
+		free(l->evsel[e].ids);
+	free(l->evsel);
+	free(l->cpus);
+	free(l->threads);
+	free(l->fds);
+	free(l->rings);
+	memset(l, 0, sizeof(*l));
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The recording's events: one fd per (event, CPU, thread), one ring per
+ * CPU. The first fd opened on a CPU owns the ring; every other fd on that
+ * CPU is redirected into it with PERF_EVENT_IOC_SET_OUTPUT.
+ */
+#ifndef SHARDREC_EVLIST_H
+#define SHARDREC_EVLIST_H
+
+#include "recorder/evparse.h"
+#include "recorder/pfile.h"
+#include "recorder/recbuf.h"
+#include "recorder/record_opts.h"
+#include "ringbuf/ringbuf.h"
+
+#include <sys/types.h>
+
+struct evsel {
+	struct evparse_event ev; /* attr fully configured by evlist__configure */
+	uint64_t *ids;           /* nr_cpus * nr_threads */
+};
+
+struct evlist {
+	struct evsel *evsel;
+	size_t nr;
+	int *cpus;
+	size_t nr_cpus;
+	pid_t *threads; /* {-1} when system-wide */
+	size_t nr_threads;
+	int *fds;       /* [(e * nr_cpus + c) * nr_threads + t] */
+	struct ring *rings; /* nr_cpus */
+	struct pfile_idlayout layout;
+};
+
+/*
+ * Parses the events of @o (default cpu-clock) and configures every attr for
+ * the target: sample layout, clock, frequency/period, tracking on the first
+ * event, enable_on_exec for a command. 0 / -errno with one line in @err.
+ */
+int evlist__configure(struct evlist *l, const struct record_opts *o, char *err, size_t errlen);
+/* Sets the CPUs and threads to open on (copied). 0 / -ENOMEM. */
+int evlist__set_target(struct evlist *l, const int *cpus, size_t nr_cpus, const pid_t *threads,
+		       size_t nr_threads);
+/* Opens every fd and reads its id. 0 / -errno with one line in @err. */
+int evlist__open(struct evlist *l, char *err, size_t errlen);
+/* Maps one ring per CPU and redirects the other fds into it. 0 / -errno with @err. */
+int evlist__mmap(struct evlist *l, size_t pages, char *err, size_t errlen);
+/* Enables / disables every fd (ioctl). */
+void evlist__enable(struct evlist *l);
+void evlist__disable(struct evlist *l);
+/* Appends a LOST_SAMPLES record for every fd whose PERF_FORMAT_LOST count is non-zero. */
+int evlist__read_lost(struct evlist *l, struct recbuf *out, uint64_t *total);
+/* Fills @ev (nr entries, pointing into @l) for pfile__write_attrs. */
+void evlist__pfile_events(const struct evlist *l, struct pfile_event *ev);
+/* Unmaps rings, closes fds, frees everything. */
+void evlist__release(struct evlist *l);
+
+#endif

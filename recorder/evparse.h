@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Event list parsing: perf-style -e strings into perf_event_attr.
+ *
+ *   cpu-clock,task-clock,cs,page-faults:u       generic names (+ modifiers)
+ *   cycles,instructions,...                     hardware names (PERF_TYPE_HARDWARE)
+ *   L1-dcache-load-misses,...                   hw cache names
+ *   software/period=1,name=cs,config=0x3/Duk    PMU with sysfs format/ terms
+ *   sched:sched_switch, sched:*                 tracepoints (tracefs id)
+ *   mem:0xaddr[/len][:rwx]                      breakpoints
+ *
+ * Modifiers: u k h (exclude others), D (pinned), G H (guest/host), S
+ * (sample read), p/pp/ppp (precise_ip). Terms: config, config1, config2,
+ * period, freq, name, and every field the PMU's sysfs format/ lists.
+ */
+#ifndef SHARDREC_EVPARSE_H
+#define SHARDREC_EVPARSE_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct evparse_event {
+	struct perf_event_attr attr; /* type, config*, exclude_*, pinned, period/freq if set */
+	char name[256];              /* display name: name= term, else the text as given */
+	bool period_set;             /* period= or freq= term given: -c/-F must not override */
+	bool tracepoint;             /* PERF_TYPE_TRACEPOINT */
+	char pmu[64];                /* PMU name for pmu/.../ events, "" otherwise */
+};
+
+struct evparse_opts {
+	const char *sysfs_root;   /* NULL = "" (i.e. real /sys); tests point it at a fake tree */
+	const char *tracefs_root; /* NULL = probe /sys/kernel/tracing, /sys/kernel/debug/tracing */
+};
+
+/*
+ * Parses the comma-separated @list (commas inside /.../ belong to the terms).
+ * Appends to *@out (realloc'ed, caller frees) and *@nr. 0 / -errno with one
+ * line in @err naming the bad event: unknown name, unknown PMU, unknown term,
+ * bad modifier, tracepoint not found, glob matching nothing.
+ */
+int evparse__parse(const char *list, const struct evparse_opts *o, struct evparse_event **out,
+		   size_t *nr, char *err, size_t errlen);
+
+/*
+ * One line explaining a perf_event_open failure of @ev with @err (errno), as
+ * perf does: hardware event without a PMU, permission + paranoid setting,
+ * unsupported modifier, ... Writes into @buf, returns it.
+ */
+char *evparse__strerror(const struct evparse_event *ev, int err, char *buf, size_t len);
+
+/*
+ * evparse__strerror() looking at @o->sysfs_root instead of the real /sys and
+ * /proc (for the "no hardware PMU" and perf_event_paranoid hints). @o may be
+ * NULL. Writes into @buf, returns it.
+ */
+char *evparse__strerror_opts(const struct evparse_event *ev, int err,
+			     const struct evparse_opts *o, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/* shardrec's command line: the only place that prints or exits. */
+#include "numa/topology.h"
+#include "recorder/log.h"
+#include "recorder/merge.h"
+#include "recorder/record_opts.h"
+#include "recorder/session.h"
+#include "recorder/sysinfo.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char main_usage[] =
+	"Usage: shardrec COMMAND [options]\n"
+	"\n"
+	"Commands:\n"
+	"  record [options] [-- command]   record into one perf.data (see record --help)\n"
+	"  merge DIR [-o FILE]             merge a kept or killed run's shard directory\n"
+	"  topology [options]              print the writer placement plan\n"
+	"  help                            this text\n"
+	"  version                         print the version\n";
+
+static void sink(enum log_level level, const char *msg)
+{
+	static const char *const prefix[] = {"error: ", "warning: ", "", ""};
+
+	if (level == LOG_INFO && msg[0] == '[')
+		fprintf(stderr, "%s\n", msg);
+	else
+		fprintf(stderr, "shardrec: %s%s\n", prefix[level], msg);
+}
+
+static int cmd_record(int argc, char **argv, int full_argc, char **full_argv)
+{
+	struct record_opts o;
+	char err[512];
+	int ret = record_opts__parse(&o, argc, argv, err, sizeof(err));
+
+	if (ret == 1) {
+		fputs(record_opts__usage(), stdout);
+		return 0;
+	}
+	if (ret) {
+		pr_err("%s", err);
+		record_opts__release(&o);
+		return 2;
+	}
+	o.full_argc = full_argc;
+	o.full_argv = full_argv;
+	log__set_level(o.quiet ? LOG_WARN : o.verbose > 1 ? LOG_DEBUG : LOG_INFO);
+	ret = session__record(&o);
+	record_opts__release(&o);
+	return ret;
+}
+
+static const char merge_usage[] =
+	"Usage: shardrec merge DIR [-o FILE] [--recover] [-B]\n"
+	"\n"
+	"Merge the shard directory DIR (FILE.shards/ of a run with --keep-shards,\n"
+	"or of a run that was killed) into one perf.data.\n"
+	"  -o, --output FILE   output (default: DIR without .shards, else perf.data)\n"
+	"      --recover       accept shards cut by a kill (partial records dropped)\n"
+	"  -B, --no-buildid    do not collect build ids\n"
+	"  -q, --quiet         no summary\n";
+
+static void default_output(const char *dir, char *out, size_t len)
+{
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (n > 7 && !strncmp(dir + n - 7, ".shards", 7))
+		snprintf(out, len, "%.*s", (int)(n - 7), dir);
+	else
+		snprintf(out, len, "perf.data");
+}
+
+static void merge_progress(uint64_t done, uint64_t total, void *arg)
+{
+	(void)arg;
+	if (total > (256ULL << 20) && isatty(2))
+		fprintf(stderr, "\rshardrec: merging %3.0f%%", total ? 100.0 * done / total : 100.0);
+}
+
+static int cmd_merge(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"output", required_argument, NULL, 'o'}, {"recover", no_argument, NULL, 'r'},
+		{"no-buildid", no_argument, NULL, 'B'}, {"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+	};
+	struct merge_opts mo = {.build_ids = true, .progress = merge_progress};
+	struct merge_stats st;
+	char out[4096], err[1024];
+	bool quiet = false;
+	int c, ret;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "o:Bqh", lo, NULL)) != -1) {
+		switch (c) {
+		case 'o': mo.output = optarg; break;
+		case 'r': mo.recover = true; break;
+		case 'B': mo.build_ids = false; break;
+		case 'q': quiet = true; break;
+		case 'h': fputs(merge_usage, stdout); return 0;
+		default: pr_err("merge: bad option '%s' (see shardrec merge --help)", argv[optind - 1]); return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		pr_err("merge: give exactly one shard directory (see shardrec merge --help)");
+		return 2;
+	}
+	mo.dir = argv[optind];
+	if (!mo.output) {
+		default_output(mo.dir, out, sizeof(out));
+		mo.output = out;
+	}
+	ret = merge__run(&mo, &st, err, sizeof(err));
+	if (isatty(2) && st.bytes_in > (256ULL << 20))
+		fputc('\n', stderr);
+	if (ret) {
+		pr_err("%s", err);
+	} else {
+		if (err[0])
+			pr_warn("%s", err);
+		if (!quiet)
+			fprintf(stderr,
+				"[ shardrec merge: wrote %.3f MB %s (%llu samples), %llu lost records, "
+				"%llu lost samples, %llu truncated shards, %.2f s ]\n",
+				st.bytes_out / 1e6, mo.output, (unsigned long long)st.samples,
+				(unsigned long long)st.lost_records,
+				(unsigned long long)st.lost_samples,
+				(unsigned long long)st.truncated_shards, st.seconds);
+	}
+	merge_stats__release(&st);
+	return ret ? 1 : 0;
+}
+
+static const char topology_usage[] =
+	"Usage: shardrec topology [--threads=SPEC] [-C LIST] [-m PAGES]\n"
+	"                         [--topology-xml FILE | --synthetic SPEC]\n"
+	"\n"
+	"Print the writer plan: groups, CPUs, node, ring memory per node.\n";
+
+static int cmd_topology(int argc, char **argv)
+{
+	/* The same plan code as record --dry-run: reuse its option parser. */
+	char **v = calloc(argc + 2, sizeof(*v));
+	struct record_opts o;
+	char err[512];
+	int ret;
+
+	if (!v)
+		return 1;
+	v[0] = "record";
+	v[1] = "--dry-run";
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(topology_usage, stdout);
+			free(v);
+			return 0;
+		}
+		v[i + 1] = argv[i];
+	}
+	ret = record_opts__parse(&o, argc + 1, v, err, sizeof(err));
+	if (ret) {
+		pr_err("topology: %s", ret == 1 ? "see --help" : err);
+		free(v);
+		return 2;
+	}
+	if (!o.cpu_list)
+		o.system_wide = true;
+	ret = session__record(&o);
+	record_opts__release(&o);
+	free(v);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : "help";
+
+	log__set_sink(sink);
+	log__set_level(LOG_INFO);
+	if (!strcmp(cmd, "record"))
+		return cmd_record(argc - 1, argv + 1, argc, argv);
+	if (!strcmp(cmd, "merge"))
+		return cmd_merge(argc - 1, argv + 1);
+	if (!strcmp(cmd, "topology"))
+		return cmd_topology(argc - 1, argv + 1);
+	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
+		printf("shardrec %s\n", SHARDREC_VERSION);
+		return 0;
+	}
+	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+		fputs(main_usage, stdout);
+		return 0;
+	}
+	pr_err("unknown command '%s' (see shardrec help)", cmd);
+	return 2;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* `shardrec record` options, named after perf record's wherever perf has one. */
+#ifndef SHARDREC_RECORD_OPTS_H
+#define SHARDREC_RECORD_OPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+struct record_opts {
+	char *events;        /* -e, comma list (several -e are joined) */
+	const char *output;  /* -o, default perf.data */
+	bool system_wide;    /* -a */
+	const char *cpu_list;  /* -C */
+	const char *pid_list;  /* -p */
+	const char *tid_list;  /* -t */
+	uint64_t freq;       /* -F, 0 = unset */
+	bool freq_max;       /* -F max */
+	uint64_t period;     /* -c, 0 = unset */
+	bool callgraph_fp;   /* -g / --call-graph fp */
+	bool sample_cpu;     /* --sample-cpu */
+	size_t mmap_pages;   /* -m, data pages per CPU ring */
+	const char *threads; /* --threads spec, NULL = numa */
+	bool keep_shards;
+	bool no_buildid;     /* -B */
+	int verbose;         /* -v */
+	bool quiet;          /* -q */
+	bool dry_run;
+	const char *topology_xml, *synthetic;
+	clockid_t clockid;   /* -k */
+	int argc;            /* workload */
+	char **argv;
+	int full_argc;       /* shardrec's own command line, for CMDLINE */
+	char **full_argv;
+};
+
+/*
+ * Parses `record` arguments (argv[0] = "record"). 0, 1 for --help (printed
+ * to stdout), or -EINVAL with one line in @err.
+ */
+int record_opts__parse(struct record_opts *o, int argc, char **argv, char *err, size_t errlen);
+void record_opts__release(struct record_opts *o);
+/* The record usage text. */
+const char *record_opts__usage(void);
+
+#endif

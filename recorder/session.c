@@ -1,0 +1,617 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "recorder/session.h"
+#include "numa/topology.h"
+#include "recorder/evlist.h"
+#include "recorder/log.h"
+#include "recorder/merge.h"
+#include "recorder/pfile.h"
+#include "recorder/recbuf.h"
+#include "recorder/synth.h"
+#include "recorder/sysinfo.h"
+#include "recorder/target.h"
+#include "recorder/workload.h"
+#include "recorder/writer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define WRITER_IDLE_MS 100
+
+struct session {
+	struct record_opts *o;
+	struct evlist evl;
+	struct topo *topo;
+	struct plan plan;
+	struct writer **writers;
+	size_t nr_writers;
+	struct ring **group_rings; /* per writer: its rings, in plan order */
+	struct workload wl;
+	bool have_workload;
+	char dir[PATH_MAX];
+	int dirfd;
+	int sigfd;
+	int stop_signal;
+	uint64_t lost_samples;
+	char err[1024];
+};
+
+/* ---- target ---- */
+
+static int session__target(struct session *s)
+{
+	struct record_opts *o = s->o;
+	int *cpus = NULL, nr_cpus;
+	pid_t *threads = NULL, all = -1;
+	int nr_threads = 1, ret;
+
+	if (o->cpu_list)
+		nr_cpus = target__cpu_list(o->cpu_list, &cpus, s->err, sizeof(s->err));
+	else
+		nr_cpus = target__online_cpus(&cpus);
+	if (nr_cpus < 0) {
+		if (!s->err[0])
+			snprintf(s->err, sizeof(s->err), "cannot read online CPUs: %s",
+				 strerror(-nr_cpus));
+		return nr_cpus;
+	}
+	if (o->pid_list || o->tid_list) {
+		nr_threads = target__threads(o->pid_list, o->tid_list, &threads, s->err,
+					     sizeof(s->err));
+		if (nr_threads < 0) {
+			free(cpus);
+			return nr_threads;
+		}
+	} else if (s->have_workload && !o->system_wide && !o->cpu_list) {
+		all = s->wl.pid;
+	}
+	ret = evlist__set_target(&s->evl, cpus, nr_cpus, threads ? threads : &all, nr_threads);
+	free(cpus);
+	free(threads);
+	return ret;
+}
+
+/* ---- plan and writers ---- */
+
+static int session__plan(struct session *s)
+{
+	struct topo_params tp = {s->o->topology_xml, s->o->synthetic};
+	struct plan_spec spec;
+	int ret;
+
+	ret = plan_spec__parse(s->o->threads, &spec, s->err, sizeof(s->err));
+	if (ret)
+		return ret;
+	s->topo = topo__load(&tp, s->err, sizeof(s->err));
+	if (!s->topo)
+		return -EINVAL;
+	return plan__build(&s->plan, s->topo, &spec, s->evl.cpus, s->evl.nr_cpus, s->err,
+			   sizeof(s->err));
+}
+
+static struct ring *ring_of_cpu(struct session *s, int cpu)
+{
+	for (size_t c = 0; c < s->evl.nr_cpus; c++)
+		if (s->evl.cpus[c] == cpu)
+			return &s->evl.rings[c];
+	return NULL;
+}
+
+/*
+ * Gives each writer its group's rings. The writer takes them by value: a
+ * ring is then read only by its writer thread.
+ */
+static int session__writers(struct session *s)
+{
+	s->writers = calloc(s->plan.nr_groups, sizeof(*s->writers));
+	s->group_rings = calloc(s->plan.nr_groups, sizeof(*s->group_rings));
+	if (!s->writers || !s->group_rings)
+		return -ENOMEM;
+	for (size_t g = 0; g < s->plan.nr_groups; g++) {
+		const struct plan_group *grp = &s->plan.groups[g];
+		struct writer_params p = {
+			.idx = g, .group = grp, .nr_rings = grp->nr_cpus, .dirfd = s->dirfd,
+			.clockid = s->o->clockid, .idle_ms = WRITER_IDLE_MS,
+			.pin = topo__is_this_system(s->topo),
+		};
+
+		s->group_rings[g] = calloc(grp->nr_cpus, sizeof(struct ring));
+		if (!s->group_rings[g])
+			return -ENOMEM;
+		for (size_t i = 0; i < grp->nr_cpus; i++)
+			s->group_rings[g][i] = *ring_of_cpu(s, grp->cpus[i]);
+		p.rings = s->group_rings[g];
+		s->writers[g] = writer__new(&p);
+		if (!s->writers[g]) {
+			snprintf(s->err, sizeof(s->err), "%s/shard.%zu: %s", s->dir, g,
+				 strerror(errno));
+			return -errno;
+		}
+		s->nr_writers++;
+	}
+	return 0;
+}
+
+static int session__start_writers(struct session *s)
+{
+	for (size_t g = 0; g < s->nr_writers; g++) {
+		int ret = writer__start(s->writers[g]);
+
+		if (ret) {
+			snprintf(s->err, sizeof(s->err), "cannot start writer %zu: %s", g,
+				 strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static void session__stop_writers(struct session *s)
+{
+	for (size_t g = 0; g < s->nr_writers; g++)
+		writer__stop(s->writers[g]);
+	for (size_t g = 0; g < s->nr_writers; g++) {
+		int err = writer__join(s->writers[g]);
+
+		if (err)
+			pr_err("writer %zu stopped early: %s; its shard holds what came before", g,
+			       strerror(-err));
+	}
+}
+
+/* ---- shard directory and header.data ---- */
+
+static int session__mkdir(struct session *s)
+{
+	snprintf(s->dir, sizeof(s->dir), "%s.shards", s->o->output);
+	if (mkdir(s->dir, 0700)) {
+		int err = -errno;
+
+		if (errno == EEXIST)
+			snprintf(s->err, sizeof(s->err),
+				 "%s exists (an earlier run's shards?): merge it with 'shardrec "
+				 "merge %s' or remove it",
+				 s->dir, s->dir);
+		else
+			snprintf(s->err, sizeof(s->err), "%s: %s", s->dir, strerror(errno));
+		return err;
+	}
+	s->dirfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (s->dirfd < 0)
+		return -errno;
+	return 0;
+}
+
+/* -p/-t: each process once, whichever of its threads were named. */
+static int synth_threads(struct session *s, struct synth *sy)
+{
+	pid_t last = 0;
+	int ret = 0;
+
+	for (size_t t = 0; t < s->evl.nr_threads; t++) {
+		pid_t tgid = target__tgid(s->evl.threads[t]);
+
+		if (tgid <= 0 || tgid == last)
+			continue;
+		last = tgid;
+		ret = synth__process(sy, tgid);
+		if (ret && ret != -ESRCH)
+			return ret;
+	}
+	return 0;
+}
+
+static int session__synth(struct session *s, struct recbuf *b)
+{
+	struct synth sy = {.layout = &s->evl.layout, .out = b};
+	int ret;
+
+	ret = synth__kernel_mmap(&sy);
+	if (ret == -EPERM)
+		pr_warn("kernel addresses are hidden (kptr_restrict): kernel symbols will not "
+			"resolve");
+	ret = synth__modules(&sy);
+	if (ret && ret != -ENOENT)
+		pr_warn("cannot synthesize module maps: %s", strerror(-ret));
+	if (s->o->system_wide || s->o->cpu_list)
+		ret = synth__all_processes(&sy);
+	else if (s->have_workload)
+		ret = synth__process(&sy, s->wl.pid);
+	else
+		ret = synth_threads(s, &sy);
+	if (ret && ret != -ESRCH)
+		return ret;
+	ret = synth__thread_map(&sy, s->evl.threads, s->evl.nr_threads);
+	if (!ret)
+		ret = synth__cpu_map(&sy, s->evl.cpus, s->evl.nr_cpus);
+	if (!ret)
+		ret = synth__finished_init(&sy);
+	return ret;
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int session__features(struct session *s, struct pfile_featset *fs,
+			     const struct pfile_event *ev)
+{
+	struct timespec res;
+	int ret;
+
+	ret = sysinfo__collect(fs, s->o->full_argc, s->o->full_argv, NULL, NULL);
+	if (!ret)
+		ret = pfile_feat__event_desc(fs, ev, s->evl.nr);
+	clock_getres(s->o->clockid, &res);
+	if (!ret)
+		ret = pfile_feat__clockid(fs, (uint64_t)res.tv_sec * 1000000000ULL + res.tv_nsec);
+	if (!ret) {
+		/* Reference pair for perf script --clock-tod: read back to back. */
+		uint64_t tod = clock_ns(CLOCK_REALTIME), clk = clock_ns(s->o->clockid);
+
+		ret = pfile_feat__clock_data(fs, s->o->clockid, tod, clk);
+	}
+	return ret;
+}
+
+static int write_all(int fd, const void *p, size_t len, uint64_t off)
+{
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -ENOSPC;
+		p = (const char *)p + n;
+		len -= n;
+		off += n;
+	}
+	return 0;
+}
+
+/* header.data: a complete perf.data holding the synthesized prologue. */
+static int session__write_header(struct session *s)
+{
+	struct pfile_event *ev = calloc(s->evl.nr, sizeof(*ev));
+	struct pfile_featset fs = {0};
+	struct pfile_header h;
+	struct recbuf b = {0};
+	uint64_t data_off, end;
+	int fd = -1, ret = -ENOMEM;
+
+	if (!ev)
+		goto out;
+	evlist__pfile_events(&s->evl, ev);
+	ret = session__synth(s, &b);
+	if (!ret)
+		ret = session__features(s, &fs, ev);
+	if (ret)
+		goto out;
+	fd = openat(s->dirfd, "header.data", O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		    0600);
+	if (fd < 0) {
+		ret = -errno;
+		goto out;
+	}
+	pfile_header__init(&h);
+	ret = pfile__write_attrs(fd, PFILE_HEADER_SIZE, ev, s->evl.nr, &h.attrs, &data_off);
+	if (!ret)
+		ret = write_all(fd, b.data, b.len, data_off);
+	h.data.offset = data_off;
+	h.data.size = b.len;
+	if (!ret)
+		ret = pfile__write_features(fd, data_off + b.len, &fs, h.features, &end);
+	if (!ret)
+		ret = pfile__write_header(fd, &h);
+out:
+	if (ret && !s->err[0])
+		snprintf(s->err, sizeof(s->err), "%s/header.data: %s", s->dir, strerror(-ret));
+	if (fd >= 0)
+		close(fd);
+	pfile_featset__release(&fs);
+	recbuf__release(&b);
+	free(ev);
+	return ret;
+}
+
+static int session__write_tail(struct session *s)
+{
+	struct recbuf b = {0};
+	int fd, ret;
+
+	ret = evlist__read_lost(&s->evl, &b, &s->lost_samples);
+	if (ret || !b.len)
+		goto out;
+	fd = openat(s->dirfd, "tail.raw", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		    0600);
+	if (fd < 0) {
+		ret = -errno;
+		goto out;
+	}
+	ret = write_all(fd, b.data, b.len, 0);
+	close(fd);
+out:
+	recbuf__release(&b);
+	return ret;
+}
+
+/* ---- run control ---- */
+
+static int session__signals(struct session *s)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGCHLD);
+	/* Blocked before any thread exists, so every thread inherits the mask. */
+	if (sigprocmask(SIG_BLOCK, &set, NULL))
+		return -errno;
+	s->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	return s->sigfd < 0 ? -errno : 0;
+}
+
+/* True while every -p/-t thread is gone. */
+static bool targets_gone(const struct session *s)
+{
+	char path[64];
+
+	for (size_t t = 0; t < s->evl.nr_threads; t++) {
+		snprintf(path, sizeof(path), "/proc/%d", s->evl.threads[t]);
+		if (!access(path, F_OK))
+			return false;
+	}
+	return true;
+}
+
+static bool session__should_stop(struct session *s)
+{
+	struct signalfd_siginfo si;
+
+	while (read(s->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo != SIGCHLD) {
+			s->stop_signal = si.ssi_signo;
+			return true;
+		}
+	}
+	if (s->have_workload)
+		return workload__reap(&s->wl);
+	if (s->o->pid_list || s->o->tid_list)
+		return targets_gone(s);
+	return false;
+}
+
+static void session__wait(struct session *s)
+{
+	struct pollfd pfd = {.fd = s->sigfd, .events = POLLIN};
+
+	while (!session__should_stop(s)) {
+		/* -p targets have no SIGCHLD: look again every 200 ms. */
+		if (poll(&pfd, 1, 200) < 0 && errno != EINTR)
+			break;
+	}
+}
+
+static int session__go(struct session *s)
+{
+	int ret;
+
+	if (!s->have_workload || s->o->system_wide || s->o->cpu_list)
+		evlist__enable(&s->evl);
+	if (!s->have_workload)
+		return 0;
+	ret = workload__start(&s->wl);
+	if (ret) {
+		snprintf(s->err, sizeof(s->err), "cannot run '%s': %s", s->o->argv[0],
+			 strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+/* ---- finishing ---- */
+
+static void remove_shards(struct session *s)
+{
+	char name[32];
+
+	unlinkat(s->dirfd, "header.data", 0);
+	unlinkat(s->dirfd, "tail.raw", 0);
+	for (size_t g = 0; g < s->plan.nr_groups; g++) {
+		snprintf(name, sizeof(name), "shard.%zu", g);
+		unlinkat(s->dirfd, name, 0);
+	}
+	if (rmdir(s->dir))
+		pr_warn("%s: not removed: %s", s->dir, strerror(errno));
+}
+
+static void merge_progress(uint64_t done, uint64_t total, void *arg)
+{
+	(void)arg;
+	if (total > (256ULL << 20))
+		pr_info("merging: %llu of %llu MB", (unsigned long long)(done >> 20),
+			(unsigned long long)(total >> 20));
+}
+
+static void print_writers(struct session *s)
+{
+	char cpus[256];
+
+	for (size_t g = 0; g < s->nr_writers; g++) {
+		const struct writer_stats *st = writer__stats(s->writers[g]);
+		const struct plan_group *grp = &s->plan.groups[g];
+
+		pr_info("writer %zu: node %d, cpus %s, %.3f MB in %llu passes, buffers on node %d%s",
+			g, grp->node, cpulist__format(grp->cpus, grp->nr_cpus, cpus, sizeof(cpus)),
+			st->bytes / 1e6, (unsigned long long)st->passes, st->node_buf,
+			st->err ? " (stopped early)" : "");
+	}
+}
+
+static void print_summary(struct session *s, const struct merge_stats *ms)
+{
+	if (s->o->verbose)
+		print_writers(s);
+	if (s->o->quiet)
+		return;
+	pr_info("[ shardrec record: %zu writer%s, merged %llu MB of shards in %.2f s ]",
+		s->nr_writers, s->nr_writers == 1 ? "" : "s",
+		(unsigned long long)(ms->bytes_in >> 20), ms->seconds);
+	pr_info("[ shardrec record: Captured and wrote %.3f MB %s (%llu samples), %llu lost "
+		"records, %llu lost samples ]",
+		ms->bytes_out / 1e6, s->o->output, (unsigned long long)ms->samples,
+		(unsigned long long)ms->lost_records, (unsigned long long)ms->lost_samples);
+	if (ms->late)
+		pr_warn("%llu records arrived later than the merge window and are out of order",
+			(unsigned long long)ms->late);
+}
+
+static int session__merge(struct session *s)
+{
+	struct merge_opts mo = {
+		.dir = s->dir, .output = s->o->output, .build_ids = !s->o->no_buildid,
+		.progress = merge_progress,
+	};
+	struct merge_stats ms;
+	char err[1024];
+	int ret = merge__run(&mo, &ms, err, sizeof(err));
+
+	if (ret) {
+		pr_err("merge failed: %s; shards kept in %s (retry: shardrec merge %s -o %s)", err,
+		       s->dir, s->dir, s->o->output);
+	} else {
+		if (err[0])
+			pr_warn("%s", err);
+		print_summary(s, &ms);
+		if (!s->o->keep_shards)
+			remove_shards(s);
+	}
+	merge_stats__release(&ms);
+	return ret;
+}
+
+static int session__finish(struct session *s)
+{
+	bool writer_failed = false;
+	int ret;
+
+	evlist__disable(&s->evl);
+	session__stop_writers(s);
+	for (size_t g = 0; g < s->nr_writers; g++)
+		writer_failed |= writer__stats(s->writers[g])->err != 0;
+	if (s->have_workload)
+		workload__terminate(&s->wl);
+	ret = session__write_tail(s);
+	if (ret)
+		pr_warn("lost-sample counts not saved: %s", strerror(-ret));
+	ret = session__merge(s);
+	if (ret)
+		return 1;
+	if (s->stop_signal && !s->have_workload)
+		return 0;
+	if (s->have_workload && workload__exit_code(&s->wl))
+		return workload__exit_code(&s->wl);
+	return writer_failed ? 2 : 0;
+}
+
+static void session__release(struct session *s)
+{
+	for (size_t g = 0; g < s->nr_writers; g++)
+		writer__delete(s->writers[g]);
+	for (size_t g = 0; s->group_rings && g < s->plan.nr_groups; g++)
+		free(s->group_rings[g]);
+	free(s->group_rings);
+	free(s->writers);
+	evlist__release(&s->evl);
+	plan__release(&s->plan);
+	topo__delete(s->topo);
+	if (s->have_workload)
+		workload__terminate(&s->wl);
+	if (s->dirfd >= 0)
+		close(s->dirfd);
+	if (s->sigfd >= 0)
+		close(s->sigfd);
+}
+
+static int session__dry_run(struct session *s)
+{
+	plan__print(&s->plan, s->topo, s->o->mmap_pages * sysconf(_SC_PAGESIZE), stdout);
+	return 0;
+}
+
+/* Everything up to the point where recording can start. */
+static int session__setup(struct session *s)
+{
+	int ret;
+
+	ret = evlist__configure(&s->evl, s->o, s->err, sizeof(s->err));
+	if (!ret && s->o->argc && !s->o->dry_run) {
+		ret = workload__prepare(&s->wl, s->o->argv);
+		s->have_workload = !ret;
+	}
+	if (!ret)
+		ret = session__target(s);
+	if (!ret)
+		ret = session__plan(s);
+	if (ret || s->o->dry_run)
+		return ret;
+	ret = evlist__open(&s->evl, s->err, sizeof(s->err));
+	if (!ret)
+		ret = evlist__mmap(&s->evl, s->o->mmap_pages, s->err, sizeof(s->err));
+	if (!ret)
+		ret = session__mkdir(s);
+	if (!ret)
+		ret = session__write_header(s);
+	if (!ret)
+		ret = session__writers(s);
+	return ret;
+}
+
+int session__record(struct record_opts *o)
+{
+	struct session s = {.o = o, .dirfd = -1, .sigfd = -1};
+	int ret, code = 1;
+
+	ret = session__signals(&s);
+	if (!ret)
+		ret = session__setup(&s);
+	if (!ret && o->dry_run) {
+		code = session__dry_run(&s);
+		goto out;
+	}
+	if (!ret)
+		ret = session__start_writers(&s);
+	if (!ret)
+		ret = session__go(&s);
+	if (ret) {
+		pr_err("%s", s.err[0] ? s.err : strerror(-ret));
+		if (s.have_workload && s.wl.exited)
+			code = 127;
+		if (s.dirfd >= 0) {
+			evlist__disable(&s.evl);
+			session__stop_writers(&s);
+			remove_shards(&s);
+		}
+		goto out;
+	}
+	session__wait(&s);
+	code = session__finish(&s);
+out:
+	session__release(&s);
+	return code;
+}

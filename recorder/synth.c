@@ -1,0 +1,753 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Synthesized records, following perf 6.1's util/synthetic-events.c and the
+ * records perf 6.1 itself writes (checked with `perf report -D`):
+ *
+ *  - kernel map: MMAP, misc KERNEL, pid -1 (HOST_KERNEL_ID), tid 0,
+ *    start = pgoff = address of "_text" (else "_stext"), len = _etext - start
+ *    (machine__get_running_kernel_start), else up to the first module, else
+ *    up to ~0ULL; filename "[kernel.kallsyms]_text".
+ *  - modules: MMAP, misc KERNEL, pid -1, tid 0, pgoff 0, len = size from
+ *    /proc/modules, filename = the dso's long name (the .ko path).
+ *  - per thread: FORK (misc FORK_EXEC, leader's parent = PPid, other
+ *    threads' parent = the leader), then COMM; for the leader of a user
+ *    process MMAP2 of every executable mapping.
+ *
+ * perf zeroes the sample_id trailer of synthesized records: we write it
+ * with time 0, id 0, cpu 0, pid/tid 0, which is the same bytes.
+ */
+#include "recorder/synth.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
+
+#define ALIGN8(x) (((x) + 7) & ~(size_t)7)
+#define COMM_LEN 16
+#define KMMAP_PREFIX "[kernel.kallsyms]"
+
+/* Fixed heads of the records (tools/lib/perf/include/perf/event.h). */
+struct mmap_head {
+	struct perf_event_header header;
+	uint32_t pid, tid;
+	uint64_t start, len, pgoff;
+};
+
+struct mmap2_head {
+	struct perf_event_header header;
+	uint32_t pid, tid;
+	uint64_t start, len, pgoff;
+	uint32_t maj, min;
+	uint64_t ino, ino_generation;
+	uint32_t prot, flags;
+};
+
+struct fork_rec {
+	struct perf_event_header header;
+	uint32_t pid, ppid, tid, ptid;
+	uint64_t time;
+};
+
+struct comm_head {
+	struct perf_event_header header;
+	uint32_t pid, tid;
+};
+
+static const char *synth__proc(const struct synth *s)
+{
+	return s->proc_root ? s->proc_root : "/proc";
+}
+
+static const char *synth__root(const struct synth *s) { return s->sys_root ? s->sys_root : ""; }
+
+/*
+ * Appends a kernel-type record: @head_len bytes of @head, @name NUL-padded
+ * to 8 bytes (if non-NULL), then the zeroed sample_id trailer. header.size
+ * is filled in here. 0 / -errno.
+ */
+static int synth__emit(struct synth *s, const void *head, size_t head_len, const char *name)
+{
+	size_t name_len = name ? ALIGN8(strlen(name) + 1) : 0;
+	size_t body = head_len + name_len;
+	size_t size = body + s->layout->id_hdr_size;
+	struct perf_event_header *h;
+
+	if (size > UINT16_MAX)
+		return -E2BIG;
+	h = recbuf__reserve(s->out, size);
+	if (!h)
+		return -ENOMEM;
+	memcpy(h, head, head_len);
+	h->size = size;
+	if (name)
+		memcpy((char *)h + head_len, name, strlen(name));
+	pfile_idlayout__write_trailer(s->layout, (char *)h + body, 0, 0, 0, 0, 0);
+	return 0;
+}
+
+/* ---- kernel and modules ---- */
+
+struct ksyms {
+	uint64_t text, stext, etext;
+	bool have_text, have_stext, have_etext;
+};
+
+/* kallsyms__get_function_start() accepts functions, and 'A' aliases (PARISC). */
+static bool ksym_is_function(char type)
+{
+	type = toupper((unsigned char)type);
+	return type == 'T' || type == 'W' || type == 'A';
+}
+
+/* First match wins, as kallsyms__get_function_start() stops at the first. */
+static void ksym__take(const char *name, size_t len, const char *want, uint64_t addr, uint64_t *dst,
+		       bool *have)
+{
+	if (*have || len != strlen(want) || memcmp(name, want, len))
+		return;
+	*dst = addr;
+	*have = true;
+}
+
+static void ksyms__line(struct ksyms *k, const char *line)
+{
+	unsigned long long addr;
+	char type;
+	int name_off = 0;
+	const char *name;
+	size_t len;
+
+	if (sscanf(line, "%llx %c %n", &addr, &type, &name_off) < 2 || !name_off)
+		return;
+	if (!ksym_is_function(type))
+		return;
+	name = line + name_off;
+	len = strcspn(name, " \t\n");
+	if (name[len] == '\t') /* "[module]" follows: not the core kernel */
+		return;
+	ksym__take(name, len, "_text", addr, &k->text, &k->have_text);
+	ksym__take(name, len, "_stext", addr, &k->stext, &k->have_stext);
+	ksym__take(name, len, "_etext", addr, &k->etext, &k->have_etext);
+}
+
+static int ksyms__read(const struct synth *s, struct ksyms *k)
+{
+	char path[PATH_MAX];
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+
+	memset(k, 0, sizeof(*k));
+	if (snprintf(path, sizeof(path), "%s/kallsyms", synth__proc(s)) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (getline(&line, &cap, f) > 0) {
+		ksyms__line(k, line);
+		if (k->have_text && k->have_etext)
+			break;
+	}
+	free(line);
+	fclose(f);
+	return 0;
+}
+
+/* One /proc/modules line: "name size refcnt deps state address [taint]". */
+struct kmodule {
+	char *name; /* malloc'ed */
+	uint64_t size, addr;
+};
+
+static bool kmodule__parse(struct kmodule *m, const char *line)
+{
+	unsigned long long size, addr;
+
+	m->name = NULL;
+	if (sscanf(line, "%ms %llu %*s %*s %*s %llx", &m->name, &size, &addr) != 3) {
+		free(m->name);
+		m->name = NULL;
+		return false;
+	}
+	m->size = size;
+	m->addr = addr;
+	return true;
+}
+
+static FILE *synth__open_modules(const struct synth *s)
+{
+	char path[PATH_MAX];
+
+	if (snprintf(path, sizeof(path), "%s/modules", synth__proc(s)) >= (int)sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	return fopen(path, "re");
+}
+
+/* Lowest module address above @start: the kernel map's end when _etext is missing. */
+static uint64_t synth__first_module_after(const struct synth *s, uint64_t start)
+{
+	uint64_t best = ~0ULL;
+	struct kmodule m;
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *f = synth__open_modules(s);
+
+	if (!f)
+		return best;
+	while (getline(&line, &cap, f) > 0) {
+		if (!kmodule__parse(&m, line))
+			continue;
+		if (m.addr > start && m.addr < best)
+			best = m.addr;
+		free(m.name);
+	}
+	free(line);
+	fclose(f);
+	return best;
+}
+
+int synth__kernel_mmap(struct synth *s)
+{
+	struct mmap_head head = {
+	    .header = {.type = PERF_RECORD_MMAP, .misc = PERF_RECORD_MISC_KERNEL}};
+	const char *sym = "_text";
+	char name[sizeof(KMMAP_PREFIX "_stext")];
+	struct ksyms k;
+	uint64_t end;
+	int err;
+
+	err = ksyms__read(s, &k);
+	if (err)
+		return err;
+	/* perf's ref_reloc_sym_names[]: "_text", then "_stext". */
+	if (k.have_text) {
+		head.start = k.text;
+	} else if (k.have_stext) {
+		head.start = k.stext;
+		sym = "_stext";
+	} else {
+		return -ENOENT;
+	}
+	if (!head.start) /* kptr_restrict hides the addresses */
+		return -EPERM;
+	end = k.have_etext && k.etext > head.start ? k.etext
+						   : synth__first_module_after(s, head.start);
+	head.pid = (uint32_t)-1;
+	head.tid = 0;
+	head.pgoff = head.start;
+	head.len = end - head.start;
+	snprintf(name, sizeof(name), "%s%s", KMMAP_PREFIX, sym);
+	return synth__emit(s, &head, sizeof(head), name);
+}
+
+/* modules.dep entry: module name (as in /proc/modules) -> path */
+struct moddep {
+	char *name;
+	char *path;
+};
+
+static int moddep__cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct moddep *)a)->name, ((const struct moddep *)b)->name);
+}
+
+/* "kernel/fs/ext4/ext4.ko.zst" -> "ext4"; '-' becomes '_' as the kernel does. */
+static char *moddep__name_of(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	char *name, *p;
+
+	name = strndup(base ? base + 1 : path, strcspn(base ? base + 1 : path, "."));
+	for (p = name; p && *p; p++)
+		if (*p == '-')
+			*p = '_';
+	return name;
+}
+
+struct moddeps {
+	struct moddep *v;
+	size_t nr;
+};
+
+static void moddeps__release(struct moddeps *d)
+{
+	for (size_t i = 0; i < d->nr; i++) {
+		free(d->v[i].name);
+		free(d->v[i].path);
+	}
+	free(d->v);
+	d->v = NULL;
+	d->nr = 0;
+}
+
+static int moddeps__add(struct moddeps *d, size_t *cap, const char *dir, const char *rel)
+{
+	struct moddep *e;
+
+	if (d->nr == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 256;
+		struct moddep *n = realloc(d->v, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		d->v = n;
+		*cap = ncap;
+	}
+	e = &d->v[d->nr];
+	e->name = moddep__name_of(rel);
+	if (rel[0] == '/')
+		e->path = strdup(rel);
+	else if (asprintf(&e->path, "%s/%s", dir, rel) < 0)
+		e->path = NULL;
+	if (!e->name || !e->path) {
+		free(e->name);
+		free(e->path);
+		return -ENOMEM;
+	}
+	d->nr++;
+	return 0;
+}
+
+/*
+ * Loads <root>/lib/modules/<release>/modules.dep, sorted by module name.
+ * A missing file leaves @d empty: modules are then named "[name]".
+ */
+static int moddeps__load(struct moddeps *d, const char *root)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	struct utsname u;
+	char *line = NULL;
+	size_t cap = 0, vcap = 0;
+	int err = 0;
+	FILE *f;
+
+	d->v = NULL;
+	d->nr = 0;
+	if (uname(&u) < 0)
+		return 0;
+	snprintf(dir, sizeof(dir), "/lib/modules/%s", u.release);
+	if (snprintf(path, sizeof(path), "%s%s/modules.dep", root, dir) >= (int)sizeof(path))
+		return 0;
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (!err && getline(&line, &cap, f) > 0) {
+		char *colon = strchr(line, ':');
+
+		if (!colon || colon == line)
+			continue;
+		*colon = '\0';
+		err = moddeps__add(d, &vcap, dir, line);
+	}
+	free(line);
+	fclose(f);
+	if (err)
+		moddeps__release(d);
+	else if (d->nr)
+		qsort(d->v, d->nr, sizeof(*d->v), moddep__cmp);
+	return err;
+}
+
+static const char *moddeps__path(const struct moddeps *d, const char *name)
+{
+	struct moddep key = {.name = (char *)name};
+	struct moddep *e;
+
+	if (!d->nr)
+		return NULL;
+	e = bsearch(&key, d->v, d->nr, sizeof(*d->v), moddep__cmp);
+	return e ? e->path : NULL;
+}
+
+static int synth__module(struct synth *s, const struct kmodule *m, const struct moddeps *d)
+{
+	struct mmap_head head = {
+	    .header = {.type = PERF_RECORD_MMAP, .misc = PERF_RECORD_MISC_KERNEL}};
+	const char *path = moddeps__path(d, m->name);
+	char *name = NULL;
+	int err;
+
+	head.pid = (uint32_t)-1;
+	head.start = m->addr;
+	head.len = m->size;
+	/*
+	 * Without the .ko, perf would keep the bare name, which its reader then
+	 * takes for an extra kernel map; "[name]" is what it parses as a module.
+	 */
+	if (!path) {
+		if (asprintf(&name, "[%s]", m->name) < 0)
+			return -ENOMEM;
+		path = name;
+	}
+	err = synth__emit(s, &head, sizeof(head), path);
+	free(name);
+	return err;
+}
+
+static int synth__modules_file(struct synth *s, FILE *f, const struct moddeps *d)
+{
+	bool hidden = false, emitted = false;
+	struct kmodule m;
+	char *line = NULL;
+	size_t cap = 0;
+	int err = 0;
+
+	while (!err && getline(&line, &cap, f) > 0) {
+		if (!kmodule__parse(&m, line))
+			continue;
+		if (!m.addr) {
+			hidden = true; /* kptr_restrict */
+		} else {
+			err = synth__module(s, &m, d);
+			emitted = true;
+		}
+		free(m.name);
+	}
+	free(line);
+	if (!err && hidden && !emitted)
+		err = -EPERM;
+	return err;
+}
+
+int synth__modules(struct synth *s)
+{
+	struct moddeps d;
+	FILE *f;
+	int err;
+
+	f = synth__open_modules(s);
+	if (!f)
+		return errno == ENOENT ? 0 : -errno; /* no module support: nothing to map */
+	err = moddeps__load(&d, synth__root(s));
+	if (!err)
+		err = synth__modules_file(s, f, &d);
+	moddeps__release(&d);
+	fclose(f);
+	return err;
+}
+
+/* ---- threads ---- */
+
+struct task_info {
+	char comm[COMM_LEN];
+	pid_t tgid, ppid;
+	bool kernel_thread;
+};
+
+/* perf_event__get_comm_ids(): Name/Tgid/PPid; no VmPeak but Threads = kernel thread. */
+static void task_info__parse(struct task_info *t, char *bf)
+{
+	char *name = strstr(bf, "Name:");
+	char *tgid = strstr(name ? name : bf, "Tgid:");
+	char *ppid = strstr(tgid ? tgid : bf, "PPid:");
+	char *vmpeak = strstr(ppid ? ppid : bf, "VmPeak:");
+	char *threads = vmpeak ? NULL : strstr(ppid ? ppid : bf, "Threads:");
+
+	memset(t->comm, 0, sizeof(t->comm));
+	t->tgid = tgid ? atoi(tgid + 5) : -1;
+	t->ppid = ppid ? atoi(ppid + 5) : -1;
+	t->kernel_thread = !vmpeak && threads;
+	if (name) {
+		size_t len;
+
+		name += 5;
+		while (*name == ' ' || *name == '\t')
+			name++;
+		len = strcspn(name, "\n");
+		if (len >= sizeof(t->comm))
+			len = sizeof(t->comm) - 1;
+		memcpy(t->comm, name, len);
+	}
+}
+
+/* Reads the first 4 KiB of status, as perf does. -errno if the thread is gone. */
+static int task_info__read(const struct synth *s, pid_t pid, pid_t tid, struct task_info *t)
+{
+	char bf[4096];
+	ssize_t n;
+	FILE *f;
+
+	if (snprintf(bf, sizeof(bf), "%s/%d/task/%d/status", synth__proc(s), pid, tid) >=
+	    (int)sizeof(bf))
+		return -ENAMETOOLONG;
+	f = fopen(bf, "re");
+	if (!f)
+		return -errno;
+	n = fread(bf, 1, sizeof(bf) - 1, f);
+	fclose(f);
+	if (n <= 0)
+		return -ESRCH;
+	bf[n] = '\0';
+	task_info__parse(t, bf);
+	return t->tgid < 0 ? -ESRCH : 0;
+}
+
+static int synth__fork(struct synth *s, pid_t tid, const struct task_info *t)
+{
+	struct fork_rec rec = {
+	    .header = {.type = PERF_RECORD_FORK, .misc = PERF_RECORD_MISC_FORK_EXEC}};
+	/* The leader's parent is PPid; perf assumes the leader spawned the other threads. */
+	pid_t parent = t->tgid == tid ? t->ppid : t->tgid;
+
+	rec.pid = t->tgid;
+	rec.tid = tid;
+	rec.ppid = rec.ptid = parent;
+	return synth__emit(s, &rec, sizeof(rec), NULL);
+}
+
+static int synth__comm(struct synth *s, pid_t tid, const struct task_info *t)
+{
+	struct comm_head head = {.header = {.type = PERF_RECORD_COMM}};
+
+	head.pid = t->tgid;
+	head.tid = tid;
+	return synth__emit(s, &head, sizeof(head), t->comm);
+}
+
+/* One parsed /proc/PID/maps line; path points into the line buffer. */
+struct maps_line {
+	unsigned long long start, end, pgoff, ino;
+	unsigned int maj, min;
+	uint32_t prot, flags;
+	char *path;
+};
+
+static bool maps_line__parse(struct maps_line *m, char *line)
+{
+	char perms[5];
+	int off = 0;
+	size_t len;
+
+	if (sscanf(line, "%llx-%llx %4s %llx %x:%x %llu%n", &m->start, &m->end, perms, &m->pgoff,
+		   &m->maj, &m->min, &m->ino, &off) != 7 ||
+	    strlen(perms) != 4 || m->end < m->start)
+		return false;
+	m->prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
+		  (perms[2] == 'x' ? PROT_EXEC : 0);
+	if (perms[3] == 's')
+		m->flags = MAP_SHARED;
+	else if (perms[3] == 'p')
+		m->flags = MAP_PRIVATE;
+	else
+		return false;
+	m->path = line + off;
+	while (*m->path == ' ' || *m->path == '\t')
+		m->path++;
+	len = strcspn(m->path, "\n");
+	m->path[len] = '\0';
+	return true;
+}
+
+static int synth__mmap2(struct synth *s, pid_t pid, const struct maps_line *m)
+{
+	struct mmap2_head head = {
+	    .header = {.type = PERF_RECORD_MMAP2, .misc = PERF_RECORD_MISC_USER}};
+	const char *name = m->path;
+
+	/* perf reads paths into PATH_MAX - id_hdr_size bytes, "//toolong" beyond */
+	if (!*name)
+		name = "//anon";
+	else if (strlen(name) >= PATH_MAX - s->layout->id_hdr_size)
+		name = "//toolong";
+	head.pid = head.tid = pid;
+	head.start = m->start;
+	head.len = m->end - m->start;
+	head.pgoff = m->pgoff;
+	head.maj = m->maj;
+	head.min = m->min;
+	head.ino = m->ino;
+	head.ino_generation = 0;
+	head.prot = m->prot;
+	head.flags = m->flags;
+	return synth__emit(s, &head, sizeof(head), name);
+}
+
+/* MMAP2 for each executable mapping of @pid (perf record without -d). */
+static int synth__mmaps(struct synth *s, pid_t pid)
+{
+	char path[PATH_MAX];
+	struct maps_line m;
+	char *line = NULL;
+	size_t cap = 0;
+	int err = 0;
+	FILE *f;
+
+	if (snprintf(path, sizeof(path), "%s/%d/task/%d/maps", synth__proc(s), pid, pid) >=
+	    (int)sizeof(path))
+		return -ENAMETOOLONG;
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while (!err && getline(&line, &cap, f) > 0) {
+		if (!maps_line__parse(&m, line) || !(m.prot & PROT_EXEC))
+			continue;
+		err = synth__mmap2(s, pid, &m);
+	}
+	free(line);
+	fclose(f);
+	return err;
+}
+
+static bool is_number(const char *s, long *v)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)s[0]))
+		return false;
+	errno = 0;
+	*v = strtol(s, &end, 10);
+	return !*end && !errno && *v <= INT_MAX;
+}
+
+/* FORK + COMM for @tid, and the maps if it is the leader. 1 if skipped (gone). */
+static int synth__task(struct synth *s, pid_t pid, pid_t tid)
+{
+	struct task_info t;
+	int err;
+
+	if (task_info__read(s, pid, tid, &t) < 0)
+		return 1; /* some threads exit just after the scan */
+	err = synth__fork(s, tid, &t);
+	if (!err)
+		err = synth__comm(s, tid, &t);
+	if (!err && tid == pid && !t.kernel_thread) {
+		err = synth__mmaps(s, pid);
+		/* the process exited while we read it: what we have is still right */
+		if (err == -ESRCH)
+			err = 0;
+	}
+	return err;
+}
+
+int synth__process(struct synth *s, pid_t pid)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	bool any = false;
+	int err = 0;
+	DIR *d;
+
+	if (snprintf(path, sizeof(path), "%s/%d/task", synth__proc(s), pid) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	d = opendir(path);
+	if (!d)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while (!err && (de = readdir(d))) {
+		long tid;
+
+		if (!is_number(de->d_name, &tid))
+			continue;
+		err = synth__task(s, pid, tid);
+		if (!err)
+			any = true;
+		else if (err == 1)
+			err = 0;
+	}
+	closedir(d);
+	if (!err && !any)
+		err = -ESRCH;
+	return err;
+}
+
+int synth__all_processes(struct synth *s)
+{
+	struct dirent *de;
+	int err = 0;
+	DIR *d;
+
+	d = opendir(synth__proc(s));
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		long pid;
+
+		if (!is_number(de->d_name, &pid))
+			continue;
+		err = synth__process(s, pid);
+		/* Processes come and go, or hide (EACCES): like perf, carry on. */
+		if (err == -ENOMEM || err == -E2BIG)
+			break;
+		err = 0;
+	}
+	closedir(d);
+	return err;
+}
+
+/* ---- user records (no sample_id trailer) ---- */
+
+int synth__thread_map(struct synth *s, const pid_t *tids, size_t nr)
+{
+	struct thread_map_entry {
+		uint64_t pid;
+		char comm[COMM_LEN];
+	} e;
+	size_t size = sizeof(struct perf_event_header) + 8 + nr * sizeof(e);
+	struct perf_event_header *h;
+	unsigned char *p;
+	uint64_t nr64 = nr;
+
+	if (size > UINT16_MAX)
+		return -E2BIG;
+	h = recbuf__reserve(s->out, size);
+	if (!h)
+		return -ENOMEM;
+	h->type = PFILE_REC_THREAD_MAP;
+	h->size = size;
+	p = (unsigned char *)(h + 1);
+	memcpy(p, &nr64, 8);
+	p += 8;
+	for (size_t i = 0; i < nr; i++, p += sizeof(e)) {
+		memset(&e, 0, sizeof(e));
+		e.pid = (uint64_t)(int64_t)tids[i]; /* -1 stays all ones */
+		memcpy(p, &e, sizeof(e));
+	}
+	return 0;
+}
+
+/*
+ * perf 6.1 perf_record_cpu_map_data, PERF_CPU_MAP__CPUS form:
+ * { u16 type = 0; u16 nr; u16 cpu[nr]; } padded to 8 bytes. (perf itself
+ * writes the RANGE form for contiguous maps; every reader handles CPUS.)
+ */
+int synth__cpu_map(struct synth *s, const int *cpus, size_t nr)
+{
+	size_t size = sizeof(struct perf_event_header) + ALIGN8(4 + 2 * nr);
+	struct perf_event_header *h;
+	uint16_t v[2] = {0 /* PERF_CPU_MAP__CPUS */, nr};
+	unsigned char *p;
+
+	if (size > UINT16_MAX || nr > UINT16_MAX)
+		return -E2BIG;
+	for (size_t i = 0; i < nr; i++)
+		if (cpus[i] >= UINT16_MAX)
+			return -ERANGE;
+	h = recbuf__reserve(s->out, size);
+	if (!h)
+		return -ENOMEM;
+	h->type = PFILE_REC_CPU_MAP;
+	h->size = size;
+	p = (unsigned char *)(h + 1);
+	memcpy(p, v, 4);
+	for (size_t i = 0; i < nr; i++) {
+		uint16_t cpu = cpus[i] < 0 ? (uint16_t)-1 : (uint16_t)cpus[i];
+
+		memcpy(p + 4 + 2 * i, &cpu, 2);
+	}
+	return 0;
+}
+
+int synth__finished_init(struct synth *s)
+{
+	struct perf_event_header h = {.type = PFILE_REC_FINISHED_INIT, .size = sizeof(h)};
+
+	return recbuf__append(s->out, &h, sizeof(h));
+}

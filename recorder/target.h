@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What to record: CPUs and threads from -a/-C/-p/-t or the workload. */
+#ifndef SHARDREC_TARGET_H
+#define SHARDREC_TARGET_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Online CPUs from @sys_root/sys/devices/system/cpu/online. Count or -errno. */
+int target__online_cpus(int **cpus);
+/*
+ * CPUs for -C @list, checked against the online CPUs. Count or -EINVAL
+ * with one line in @err.
+ */
+int target__cpu_list(const char *list, int **cpus, char *err, size_t errlen);
+/*
+ * Threads of -p @pids (every task of each process) or -t @tids. Count or
+ * -ESRCH/-EINVAL with one line in @err.
+ */
+int target__threads(const char *pids, const char *tids, pid_t **threads, char *err,
+		    size_t errlen);
+
+/* Process (thread group) of @tid, from /proc/TID/status; -errno if gone. */
+pid_t target__tgid(pid_t tid);
+
+#endif

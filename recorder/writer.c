@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "recorder/writer.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+struct writer {
+	struct writer_params p;
+	struct shard shard;
+	int stop_fd;
+	atomic_bool stop;
+	pthread_t thread;
+	bool started;
+	struct writer_stats stats;
+	/* Hot-path arrays, allocated on the group's node by the thread itself. */
+	struct iovec *iov;
+	struct shard_chunk_rec *chunks;
+	struct pollfd *pfd;
+	size_t iov_bytes, chunk_bytes, pfd_bytes;
+};
+
+struct writer *writer__new(const struct writer_params *p)
+{
+	struct writer *w = calloc(1, sizeof(*w));
+	int err;
+
+	if (!w)
+		return NULL;
+	w->p = *p;
+	w->stop_fd = -1;
+	w->shard.fd = -1;
+	atomic_init(&w->stop, false);
+	err = shard__create(&w->shard, p->dirfd, p->idx, p->group->node);
+	if (err)
+		goto out_free;
+	w->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (w->stop_fd < 0) {
+		err = -errno;
+		goto out_close_shard;
+	}
+	return w;
+
+out_close_shard:
+	shard__close(&w->shard);
+out_free:
+	free(w);
+	errno = -err;
+	return NULL;
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int writer__alloc_local(struct writer *w)
+{
+	int node = w->p.group->node;
+
+	w->iov_bytes = (1 + 3 * w->p.nr_rings) * sizeof(*w->iov);
+	w->chunk_bytes = w->p.nr_rings * sizeof(*w->chunks);
+	w->pfd_bytes = (w->p.nr_rings + 1) * sizeof(*w->pfd);
+	w->iov = placement__alloc(w->iov_bytes, node);
+	w->chunks = placement__alloc(w->chunk_bytes, node);
+	w->pfd = placement__alloc(w->pfd_bytes, node);
+	if (!w->iov || !w->chunks || !w->pfd)
+		return -ENOMEM;
+	w->stats.node_buf = placement__node_of(w->iov);
+	return 0;
+}
+
+static void writer__free_local(struct writer *w)
+{
+	placement__free(w->iov, w->iov_bytes);
+	placement__free(w->chunks, w->chunk_bytes);
+	placement__free(w->pfd, w->pfd_bytes);
+	w->iov = NULL;
+	w->chunks = NULL;
+	w->pfd = NULL;
+}
+
+/*
+ * One pass: take a span of every ring, write them all as one pass with one
+ * pwritev, then hand the space back. Tails move only after the data is in
+ * the page cache, so a failed write loses nothing the kernel still holds.
+ */
+static int writer__pass(struct writer *w, struct ring_span *spans)
+{
+	uint64_t wtime = clock_ns(w->p.clockid);
+	uint64_t payload = 0;
+	int nr_iov = 1;
+	int err;
+
+	for (size_t i = 0; i < w->p.nr_rings; i++) {
+		struct ring_span *s = &spans[i];
+		long len = ring__read_init(&w->p.rings[i], s);
+
+		if (len < 0)
+			return len;
+		if (!len)
+			continue;
+		shard_chunk__init(&w->chunks[i], w->p.rings[i].cpu, len);
+		w->iov[nr_iov].iov_base = &w->chunks[i];
+		w->iov[nr_iov++].iov_len = sizeof(w->chunks[i]);
+		for (int k = 0; k < s->nr_iov; k++)
+			w->iov[nr_iov++] = s->iov[k];
+		payload += sizeof(w->chunks[i]) + len;
+	}
+	err = shard__write_pass(&w->shard, wtime, w->iov, nr_iov, payload);
+	if (err)
+		return err;
+	for (size_t i = 0; i < w->p.nr_rings; i++) {
+		if (spans[i].len) {
+			ring__read_done(&w->p.rings[i], &spans[i]);
+			w->stats.bytes += spans[i].len;
+		}
+	}
+	w->stats.passes++;
+	return 0;
+}
+
+static void writer__setup_poll(struct writer *w)
+{
+	for (size_t i = 0; i < w->p.nr_rings; i++) {
+		w->pfd[i].fd = w->p.rings[i].fd;
+		w->pfd[i].events = POLLIN;
+	}
+	w->pfd[w->p.nr_rings].fd = w->stop_fd;
+	w->pfd[w->p.nr_rings].events = POLLIN;
+}
+
+/* A ring whose task is gone reports POLLHUP forever: stop polling it, keep draining it. */
+static void writer__drop_hungup(struct writer *w)
+{
+	for (size_t i = 0; i < w->p.nr_rings; i++)
+		if (w->pfd[i].revents & (POLLHUP | POLLERR))
+			w->pfd[i].fd = -1;
+}
+
+static int writer__loop(struct writer *w, struct ring_span *spans)
+{
+	int err;
+
+	for (;;) {
+		/* Acquire pairs with writer__stop's release: see everything done before the stop. */
+		bool stopping = atomic_load_explicit(&w->stop, memory_order_acquire);
+
+		err = writer__pass(w, spans);
+		if (err || stopping)
+			return err;
+		if (poll(w->pfd, w->p.nr_rings + 1, w->p.idle_ms) < 0 && errno != EINTR)
+			return -errno;
+		w->stats.polls++;
+		writer__drop_hungup(w);
+	}
+}
+
+static void *writer__thread(void *arg)
+{
+	struct writer *w = arg;
+	struct ring_span *spans = NULL;
+	char name[16];
+	int err;
+
+	snprintf(name, sizeof(name), "shardrec-w%u", w->p.idx);
+	pthread_setname_np(pthread_self(), name);
+	if (w->p.pin)
+		placement__pin_self(w->p.group);
+	err = writer__alloc_local(w);
+	if (!err) {
+		spans = placement__alloc(w->p.nr_rings * sizeof(*spans) + 1, w->p.group->node);
+		if (!spans)
+			err = -ENOMEM;
+	}
+	if (!err) {
+		writer__setup_poll(w);
+		err = writer__loop(w, spans);
+	}
+	if (err) {
+		w->stats.err = err;
+		w->stats.err_time = clock_ns(w->p.clockid);
+	}
+	placement__free(spans, w->p.nr_rings * sizeof(*spans) + 1);
+	writer__free_local(w);
+	return NULL;
+}
+
+int writer__start(struct writer *w)
+{
+	sigset_t all, old;
+	int err;
+
+	/* Signals belong to the session's signalfd, never to a writer. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = -pthread_create(&w->thread, NULL, writer__thread, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!err)
+		w->started = true;
+	return err;
+}
+
+void writer__stop(struct writer *w)
+{
+	uint64_t one = 1;
+
+	atomic_store_explicit(&w->stop, true, memory_order_release);
+	if (write(w->stop_fd, &one, sizeof(one)) < 0) {
+		/* The counter is saturated only if already signalled: nothing to do. */
+	}
+}
+
+int writer__join(struct writer *w)
+{
+	if (w->started) {
+		pthread_join(w->thread, NULL);
+		w->started = false;
+	}
+	return w->stats.err;
+}
+
+const struct writer_stats *writer__stats(const struct writer *w)
+{
+	return &w->stats;
+}
+
+void writer__delete(struct writer *w)
+{
+	if (!w)
+		return;
+	writer__join(w);
+	shard__close(&w->shard);
+	if (w->stop_fd >= 0)
+		close(w->stop_fd);
+	free(w);
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Writer threads: one per plan group. A writer exclusively owns its CPUs'
+ * rings and its shard; nothing on its hot path takes a lock. It sleeps in
+ * poll() on its rings (woken by the kernel's wakeup watermark) and on an
+ * eventfd the session uses to stop it.
+ */
+#ifndef SHARDREC_WRITER_H
+#define SHARDREC_WRITER_H
+
+#include "numa/topology.h"
+#include "recorder/shard.h"
+#include "ringbuf/ringbuf.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+struct writer_params {
+	unsigned idx;
+	const struct plan_group *group; /* CPUs and node; outlives the writer */
+	struct ring *rings;             /* the group's rings; owned by the writer from start */
+	size_t nr_rings;
+	int dirfd;                      /* shard directory */
+	clockid_t clockid;              /* the events' clock, for pass watermarks */
+	int idle_ms;                    /* poll timeout: an idle pass every this often */
+	bool pin;                       /* pin to the group (real topology only) */
+};
+
+struct writer_stats {
+	uint64_t bytes;  /* ring bytes written */
+	uint64_t passes; /* passes written */
+	uint64_t polls;  /* poll wakeups */
+	int err;         /* first error (-errno), 0 if none */
+	uint64_t err_time; /* recording clock when it failed */
+	int node_buf;    /* node its buffers actually live on, -errno if unknown */
+};
+
+struct writer;
+
+/* Creates the shard file and the stop eventfd. NULL with errno set on failure. */
+struct writer *writer__new(const struct writer_params *p);
+/* Starts the thread. 0 / -errno. */
+int writer__start(struct writer *w);
+/* Asks the thread to drain its rings once more and exit. Safe from any thread. */
+void writer__stop(struct writer *w);
+/* Waits for the thread; returns its first error (0 if none). */
+int writer__join(struct writer *w);
+const struct writer_stats *writer__stats(const struct writer *w);
+/* Closes the shard and eventfd, frees; the rings are not unmapped here. Accepts NULL. */
+void writer__delete(struct writer *w);
+
+#endif

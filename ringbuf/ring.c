@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "ringbuf/ringbuf.h"
+#include "ringbuf/ring_order.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static bool is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+int ring__mmap(struct ring *r, int fd, int cpu, size_t data_pages)
+{
+	size_t page = sysconf(_SC_PAGESIZE);
+	size_t len = (data_pages + 1) * page;
+	void *base;
+
+	memset(r, 0, sizeof(*r));
+	r->fd = -1;
+	if (!is_pow2(data_pages))
+		return -EINVAL;
+	base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED)
+		return -errno;
+	r->base = base;
+	r->map_len = len;
+	r->pc = base;
+	r->data = (unsigned char *)base + page;
+	r->size = data_pages * page;
+	r->mask = r->size - 1;
+	r->fd = fd;
+	r->cpu = cpu;
+	return 0;
+}
+
+void ring__munmap(struct ring *r)
+{
+	if (r->base)
+		munmap(r->base, r->map_len);
+	r->base = NULL;
+	r->pc = NULL;
+	r->data = NULL;
+}
+
+int ring__init_mem(struct ring *r, struct perf_event_mmap_page *pc, void *data, uint64_t size)
+{
+	memset(r, 0, sizeof(*r));
+	r->fd = -1;
+	if (!is_pow2(size))
+		return -EINVAL;
+	r->pc = pc;
+	r->data = data;
+	r->size = size;
+	r->mask = size - 1;
+	return 0;
+}
+
+long ring__read_init(struct ring *r, struct ring_span *s)
+{
+	uint64_t head = ring_order__load_head(&r->pc->data_head);
+	/* Only this thread writes data_tail, so a plain read of our own store is exact. */
+	uint64_t tail = r->pc->data_tail;
+	uint64_t len = head - tail;
+	uint64_t start = tail & r->mask;
+	uint64_t first;
+
+	s->head = head;
+	s->tail = tail;
+	s->len = len;
+	s->nr_iov = 0;
+	if (!len)
+		return 0;
+	if (len > r->size)
+		return -EIO;
+	first = r->size - start;
+	if (first > len)
+		first = len;
+	s->iov[0].iov_base = r->data + start;
+	s->iov[0].iov_len = first;
+	s->nr_iov = 1;
+	if (first < len) {
+		s->iov[1].iov_base = r->data;
+		s->iov[1].iov_len = len - first;
+		s->nr_iov = 2;
+	}
+	return len;
+}
+
+void ring__read_done(struct ring *r, const struct ring_span *s)
+{
+	ring_order__store_tail(&r->pc->data_tail, s->head);
+	r->bytes_read += s->len;
+}
+
+uint64_t ring__pending(const struct ring *r)
+{
+	return ring_order__load_head(&r->pc->data_head) - r->pc->data_tail;
+}

@@ -1,0 +1,48 @@
+# Bad input: one clear line on stderr, the right exit code, no output left behind.
+. "$(dirname "$0")/lib.sh"
+need_perf_event
+
+# expect CODE PATTERN -- shardrec args...
+expect() {
+	local code=$1 pat=$2
+	shift 3
+	set +e
+	"$SHARDREC" "$@" >out.txt 2>err.txt
+	local rc=$?
+	set -e
+	echo "shardrec $*: rc $rc: $(cat err.txt)"
+	[ "$rc" = "$code" ] || fail "'$*': exit $rc, want $code"
+	[ "$(wc -l <err.txt)" = 1 ] || { cat err.txt; fail "'$*': error is not one line"; }
+	grep -Eq -e "$pat" err.txt || fail "'$*': error does not match /$pat/"
+	[ ! -e x.data ] || fail "'$*': left an output file"
+	[ ! -e x.data.shards ] || fail "'$*': left a shard directory"
+}
+
+expect 2 "unknown" -- record --no-such-flag -o x.data -- true
+expect 2 "needs a value" -- record -o x.data -e
+expect 1 "no-such-event" -- record -e no-such-event -o x.data -- true
+expect 1 "cycles.*hardware|hardware.*cycles" -- record -e cycles -o x.data -- true
+expect 1 "instructions.*(hardware|PMU)" -- record -e cpu-clock,instructions -o x.data -- true
+expect 1 "no such process" -- record -p 999999 -o x.data
+expect 1 "CPU 4096|not online|CPU list" -- record -C 4096 -o x.data -- true
+expect 1 "not a CPU list" -- record -C 1-x -o x.data -- true
+expect 1 "not in the topology" -- record -a --threads=4000/4000 -o x.data -- true
+expect 1 "names no recorded CPU" -- record -C 0 --threads=1/1 -o x.data -- true
+expect 127 "cannot run 'no-such-command-xyz'" -- record -o x.data -- no-such-command-xyz
+expect 2 "nothing to record" -- record -o x.data
+expect 2 "-F" -- record -F abc -o x.data -- true
+expect 2 "power-of-two" -- record -m 3 -o x.data -- true
+mkdir ro && chmod 0555 ro
+if [ "$(id -u)" != 0 ]; then
+	expect 1 "ro/x.data" -- record -o ro/x.data -- true
+fi
+expect 1 "No such file or directory" -- record -o nodir/x.data -- true
+expect 2 "unknown command" -- frobnicate
+
+# The workload's exit status is shardrec's.
+set +e
+"$SHARDREC" record -q -o x.data -- sh -c 'exit 7'
+rc=$?
+set -e
+[ "$rc" = 7 ] || fail "workload exit 7 became $rc"
+check_perf_file x.data 2>/dev/null || true

@@ -1,0 +1,70 @@
+# Shared helpers for the end-to-end tests: source it.
+set -euo pipefail
+: "${SHARDREC:?SHARDREC must point at the shardrec binary}"
+: "${PROGS:?PROGS must point at the built test programs}"
+PERF=${PERF:-perf}
+
+TMP=$(mktemp -d /tmp/shardrec-e2e.XXXXXX)
+cleanup() { rm -rf "$TMP"; }
+trap cleanup EXIT
+cd "$TMP"
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "$*"; exit 77; }
+
+need_perf_event() {
+	command -v "$PERF" >/dev/null || skip "perf not installed"
+	local p
+	p=$(cat /proc/sys/kernel/perf_event_paranoid)
+	if [ "$(id -u)" != 0 ] && [ "$p" -gt 0 ]; then
+		skip "perf_event_paranoid=$p and not root: system-wide recording not allowed"
+	fi
+}
+
+# Runs a perf reader; fails on any stderr output (warnings) or non-zero exit.
+perf_clean() {
+	local what=$1
+	shift
+	local err="$TMP/perf.err"
+	if ! "$PERF" "$@" >"$TMP/perf.out" 2>"$err"; then
+		cat "$err" >&2
+		fail "perf $what exited non-zero"
+	fi
+	if [ -s "$err" ]; then
+		cat "$err" >&2
+		fail "perf $what printed warnings"
+	fi
+}
+
+# Every check the brief requires of an output file.
+check_perf_file() {
+	local f=$1
+	perf_clean "report --stats" report --stats -i "$f"
+	grep -q "SAMPLE events" "$TMP/perf.out" || fail "$f: no SAMPLE events"
+	! grep -qi "out of order" "$TMP/perf.out" || fail "$f: out of order events"
+	perf_clean "report --header-only" report --header-only -i "$f"
+	perf_clean script script -i "$f"
+	check_monotonic "$TMP/perf.out"
+	perf_clean inject inject -i "$f" -o /dev/null
+}
+
+# perf script output: timestamps (the "123.456789:" field) never decrease.
+check_monotonic() {
+	awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) {
+		t = substr($i, 1, length($i) - 1) + 0
+		if (t < last) { bad++; if (bad < 5) print "decrease at line " NR ": " $0 > "/dev/stderr" }
+		last = t; break } }
+		END { exit bad > 0 }' "$1" || fail "timestamps decrease in perf script output"
+}
+
+# Samples in `perf report --stats` (TOTAL line of SAMPLE events).
+perf_samples() {
+	"$PERF" report --stats -i "$1" 2>/dev/null | awk '/^ *SAMPLE events:/ { print $3; exit }'
+}
+
+# Samples shardrec's summary printed (stderr saved in $1).
+summary_samples() {
+	sed -n 's/.*Captured and wrote .* (\([0-9]*\) samples).*/\1/p' "$1"
+}
+
+ctxt() { awk '/^ctxt/ { print $2 }' /proc/stat; }

@@ -1,0 +1,802 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf.data format: feature encoders (exact bytes, as perf 6.1's header.c),
+ * a complete small file written and read back, perf itself as the oracle
+ * when /usr/bin/perf exists, malformed headers and records.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "recorder/pfile.h"
+#include "recorder/sysinfo.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define PERF_BIN "/usr/bin/perf"
+#define TEST_ST                                                                                    \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CPU)
+#define TEST_PID 4242
+#define TEST_T0 1000000000ULL
+#define TEST_T1 1002500000ULL
+
+static uint32_t get_u32(const void *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static uint64_t get_u64(const void *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static char *tmp_path(void)
+{
+	const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char *path;
+	int fd;
+
+	assert_true(asprintf(&path, "%s/test_pfile.XXXXXX", dir) > 0);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	return path;
+}
+
+static void write_file(const char *path, const void *buf, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, buf, len), (ssize_t)len);
+	close(fd);
+}
+
+/* ---- encoders ---- */
+
+static void test_string_padding(void **state)
+{
+	struct pfile_featset fs = {0};
+	char s63[64], s64[65];
+	const unsigned char *p;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(pfile_feat__string(&fs, PFILE_FEAT_HOSTNAME, "vm"), 0);
+	assert_int_equal(fs.sec[PFILE_FEAT_HOSTNAME].size, 4 + 64);
+	p = fs.sec[PFILE_FEAT_HOSTNAME].data;
+	assert_int_equal(get_u32(p), 64);
+	assert_memory_equal(p + 4, "vm", 3);
+	for (i = 4 + 3; i < 4 + 64; i++)
+		assert_int_equal(p[i], 0);
+
+	memset(s63, 'a', 63);
+	s63[63] = '\0';
+	assert_int_equal(pfile_feat__string(&fs, PFILE_FEAT_CPUDESC, s63), 0);
+	assert_int_equal(get_u32(fs.sec[PFILE_FEAT_CPUDESC].data), 64);
+	memset(s64, 'b', 64);
+	s64[64] = '\0';
+	assert_int_equal(pfile_feat__string(&fs, PFILE_FEAT_CPUDESC, s64), 0);
+	assert_int_equal(get_u32(fs.sec[PFILE_FEAT_CPUDESC].data), 128);
+	assert_int_equal(fs.sec[PFILE_FEAT_CPUDESC].size, 4 + 128);
+
+	assert_true(pfile_featset__has(&fs, PFILE_FEAT_HOSTNAME));
+	pfile_featset__unset(&fs, PFILE_FEAT_HOSTNAME);
+	assert_false(pfile_featset__has(&fs, PFILE_FEAT_HOSTNAME));
+	assert_int_equal(pfile_feat__string(&fs, PFILE_FEAT_BITS, "x"), -EINVAL);
+	pfile_featset__release(&fs);
+	assert_false(pfile_featset__has(&fs, PFILE_FEAT_CPUDESC));
+}
+
+static void test_scalar_features(void **state)
+{
+	struct pfile_featset fs = {0};
+	char *argv[] = {"/usr/bin/shardrec", "record"};
+	const unsigned char *p;
+
+	(void)state;
+	/* write_nrcpus(): nr_cpus_avail first, then online */
+	assert_int_equal(pfile_feat__nrcpus(&fs, 8, 6), 0);
+	assert_int_equal(fs.sec[PFILE_FEAT_NRCPUS].size, 8);
+	p = fs.sec[PFILE_FEAT_NRCPUS].data;
+	assert_int_equal(get_u32(p), 8);
+	assert_int_equal(get_u32(p + 4), 6);
+
+	assert_int_equal(pfile_feat__total_mem(&fs, 123456), 0);
+	assert_int_equal(get_u64(fs.sec[PFILE_FEAT_TOTAL_MEM].data), 123456);
+
+	assert_int_equal(pfile_feat__cmdline(&fs, 2, argv), 0);
+	p = fs.sec[PFILE_FEAT_CMDLINE].data;
+	assert_int_equal(fs.sec[PFILE_FEAT_CMDLINE].size, 4 + 2 * (4 + 64));
+	assert_int_equal(get_u32(p), 2);
+	assert_string_equal((const char *)p + 8, "/usr/bin/shardrec");
+	assert_string_equal((const char *)p + 4 + 68 + 4, "record");
+
+	assert_int_equal(pfile_feat__clock_data(&fs, 1, 111, 222), 0);
+	p = fs.sec[PFILE_FEAT_CLOCK_DATA].data;
+	assert_int_equal(fs.sec[PFILE_FEAT_CLOCK_DATA].size, 24);
+	assert_int_equal(get_u32(p), 1);
+	assert_int_equal(get_u32(p + 4), 1);
+	assert_int_equal(get_u64(p + 8), 111);
+	assert_int_equal(get_u64(p + 16), 222);
+
+	assert_int_equal(pfile_feat__compressed(&fs, 3, 5, 4096), 0);
+	p = fs.sec[PFILE_FEAT_COMPRESSED].data;
+	assert_int_equal(fs.sec[PFILE_FEAT_COMPRESSED].size, 20);
+	assert_int_equal(get_u32(p), 0);
+	assert_int_equal(get_u32(p + 4), 1);
+	assert_int_equal(get_u32(p + 16), 4096);
+
+	assert_int_equal(pfile_feat__sample_time(&fs, 5, 9), 0);
+	assert_int_equal(get_u64((char *)fs.sec[PFILE_FEAT_SAMPLE_TIME].data + 8), 9);
+	assert_int_equal(pfile_feat__clockid(&fs, 1), 0);
+	assert_int_equal(fs.sec[PFILE_FEAT_CLOCKID].size, 8);
+	pfile_featset__release(&fs);
+}
+
+static void test_topology_encoding(void **state)
+{
+	struct pfile_featset fs = {0};
+	char *pkg[] = {"0-1"}, *thr[] = {"0", "1"}, *die[] = {"0-1"};
+	int32_t core[] = {0, 1}, sock[] = {0, 0}, dies[] = {0, 0};
+	struct pfile_cpu_topo t = {
+	    .nr_cores = 1,
+	    .nr_threads = 2,
+	    .nr_dies = 1,
+	    .core_siblings = pkg,
+	    .thread_siblings = thr,
+	    .die_siblings = die,
+	    .nr_cpus_avail = 2,
+	    .core_id = core,
+	    .socket_id = sock,
+	    .die_id = dies,
+	};
+	struct pfile_numa_node node = {
+	    .node = 0, .mem_total_kb = 100, .mem_free_kb = 50, .cpus = "0-1"};
+	const unsigned char *p;
+
+	(void)state;
+	assert_int_equal(pfile_feat__cpu_topology(&fs, &t), 0);
+	/* as perf 6.1 writes it on a 2-CPU x86 machine: 308 bytes */
+	assert_int_equal(fs.sec[PFILE_FEAT_CPU_TOPOLOGY].size, 308);
+	p = fs.sec[PFILE_FEAT_CPU_TOPOLOGY].data;
+	assert_int_equal(get_u32(p), 1);
+	assert_string_equal((const char *)p + 8, "0-1");
+	assert_int_equal(get_u32(p + 72), 2);
+	assert_int_equal(get_u32(p + 72 + 4 + 2 * 68), 0);     /* core_id of CPU 0 */
+	assert_int_equal(get_u32(p + 72 + 4 + 2 * 68 + 8), 1); /* core_id of CPU 1 */
+
+	t.nr_dies = 0; /* no die section at all */
+	assert_int_equal(pfile_feat__cpu_topology(&fs, &t), 0);
+	assert_int_equal(fs.sec[PFILE_FEAT_CPU_TOPOLOGY].size, 308 - 4 - 68 - 8);
+
+	assert_int_equal(pfile_feat__numa_topology(&fs, &node, 1), 0);
+	p = fs.sec[PFILE_FEAT_NUMA_TOPOLOGY].data;
+	assert_int_equal(fs.sec[PFILE_FEAT_NUMA_TOPOLOGY].size, 4 + 4 + 8 + 8 + 68);
+	assert_int_equal(get_u32(p), 1);
+	assert_int_equal(get_u64(p + 8), 100); /* u64 right after the u32 node: no padding */
+	assert_int_equal(get_u64(p + 16), 50);
+	assert_string_equal((const char *)p + 28, "0-1");
+	pfile_featset__release(&fs);
+}
+
+static void test_build_id_encoding(void **state)
+{
+	struct pfile_featset fs = {0};
+	struct pfile_build_id b[2] = {
+	    {.size = 20, .kernel = true, .path = "[kernel.kallsyms]"},
+	    {.size = 16, .kernel = false, .path = "/usr/lib/libfake.so"},
+	};
+	struct perf_event_header h;
+	const unsigned char *p;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 20; i++)
+		b[0].id[i] = b[1].id[i] = i + 1;
+	assert_int_equal(pfile_feat__build_ids(&fs, b, 2), 0);
+	assert_int_equal(fs.sec[PFILE_FEAT_BUILD_ID].size, 2 * 100);
+	p = fs.sec[PFILE_FEAT_BUILD_ID].data;
+	memcpy(&h, p, sizeof(h));
+	assert_int_equal(h.type, 0);
+	assert_int_equal(h.misc, PERF_RECORD_MISC_KERNEL | PFILE_MISC_BUILD_ID_SIZE);
+	assert_int_equal(h.size, 100);
+	assert_int_equal((int32_t)get_u32(p + 8), -1);
+	assert_int_equal(p[12], 1);
+	assert_int_equal(p[12 + 20], 20);
+	assert_string_equal((const char *)p + 36, "[kernel.kallsyms]");
+	p += 100;
+	memcpy(&h, p, sizeof(h));
+	assert_int_equal(h.misc, PERF_RECORD_MISC_USER | PFILE_MISC_BUILD_ID_SIZE);
+	assert_int_equal(p[12 + 16], 0); /* bytes past size stay zero */
+	assert_int_equal(p[12 + 20], 16);
+	pfile_featset__release(&fs);
+}
+
+/* ---- a complete file ---- */
+
+static void test_attr(struct perf_event_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_CPU_CLOCK;
+	a->size = sizeof(*a);
+	a->sample_period = 100000;
+	a->sample_type = TEST_ST;
+	a->sample_id_all = 1;
+	a->exclude_kernel = 1; /* no kernel maps are synthesized here */
+}
+
+/* COMM with a sample_id trailer, then one user SAMPLE. Returns bytes. */
+static size_t build_data(unsigned char *buf, const struct pfile_idlayout *l, uint64_t id)
+{
+	struct perf_event_header h;
+	uint32_t pair[2] = {TEST_PID, TEST_PID};
+	uint64_t v;
+	size_t off = 0, start;
+
+	start = off;
+	off += sizeof(h);
+	memcpy(buf + off, pair, 8);
+	memcpy(buf + off + 8, "testprg\0", 8);
+	off += 16;
+	off += pfile_idlayout__write_trailer(l, buf + off, TEST_PID, TEST_PID, TEST_T0, id, 0);
+	h = (struct perf_event_header){.type = PERF_RECORD_COMM, .misc = 0, .size = off - start};
+	memcpy(buf + start, &h, sizeof(h));
+
+	start = off;
+	h = (struct perf_event_header){
+	    .type = PERF_RECORD_SAMPLE, .misc = PERF_RECORD_MISC_USER, .size = 8 + 6 * 8};
+	memcpy(buf + off, &h, sizeof(h));
+	off += sizeof(h);
+	memcpy(buf + off, &id, 8); /* IDENTIFIER */
+	v = 0x401000;
+	memcpy(buf + off + 8, &v, 8);	 /* IP */
+	memcpy(buf + off + 16, pair, 8); /* TID */
+	v = TEST_T1;
+	memcpy(buf + off + 24, &v, 8); /* TIME */
+	pair[0] = 1;
+	pair[1] = 0;
+	memcpy(buf + off + 32, pair, 8); /* CPU */
+	v = 100000;
+	memcpy(buf + off + 40, &v, 8); /* PERIOD */
+	off += 48;
+	assert_int_equal(off - start, 56);
+	return off;
+}
+
+static void build_features(struct pfile_featset *fs, struct pfile_event *ev)
+{
+	char *argv[] = {"/usr/bin/shardrec", "record", "--", "true"};
+	struct pfile_build_id b = {.size = 20, .path = "/usr/lib/libfake.so"};
+	int i;
+
+	for (i = 0; i < 20; i++)
+		b.id[i] = 0xa0 + i;
+	assert_int_equal(sysinfo__collect(fs, 4, argv, NULL, NULL), 0);
+	assert_int_equal(pfile_feat__sample_time(fs, TEST_T1, TEST_T1), 0);
+	assert_int_equal(pfile_feat__event_desc(fs, ev, 1), 0);
+	assert_int_equal(pfile_feat__build_ids(fs, &b, 1), 0);
+}
+
+/* Writes the whole file; keeps @fs for the round-trip comparison. */
+static void write_test_file(const char *path, struct pfile_event *ev, struct pfile_featset *fs)
+{
+	struct pfile_idlayout l;
+	struct pfile_header h;
+	unsigned char data[256];
+	uint64_t end, feat_end;
+	size_t len;
+	int fd;
+
+	pfile_idlayout__init(&l, TEST_ST, true);
+	len = build_data(data, &l, ev->ids[1]);
+	build_features(fs, ev);
+
+	fd = open(path, O_RDWR | O_TRUNC);
+	assert_true(fd >= 0);
+	pfile_header__init(&h);
+	assert_int_equal(pfile__write_attrs(fd, PFILE_HEADER_SIZE, ev, 1, &h.attrs, &end), 0);
+	assert_int_equal(h.attrs.offset, PFILE_HEADER_SIZE);
+	assert_int_equal(h.attrs.size, PFILE_ATTR_SIZE + 16);
+	assert_int_equal(end, PFILE_HEADER_SIZE + PFILE_ATTR_SIZE + 16 + 2 * 8);
+	h.data.offset = end;
+	h.data.size = len;
+	assert_int_equal(pwrite(fd, data, len, end), (ssize_t)len);
+	assert_int_equal(pfile__write_features(fd, end + len, fs, h.features, &feat_end), 0);
+	assert_int_equal(pfile__write_header(fd, &h), 0);
+	assert_int_equal(lseek(fd, 0, SEEK_END), (off_t)feat_end);
+	close(fd);
+}
+
+static void check_round_trip(const struct pfile *pf, const struct pfile_event *ev,
+			     const struct pfile_featset *fs)
+{
+	const struct pfile_event *e;
+	int feat;
+
+	assert_int_equal(pf->hdr.attr_size, PFILE_ATTR_SIZE + 16);
+	assert_int_equal(pf->nr_events, 1);
+	e = &pf->events[0];
+	assert_string_equal(e->name, "cpu-clock");
+	assert_int_equal(e->attr.size, PFILE_ATTR_SIZE);
+	assert_int_equal(e->attr.sample_type, TEST_ST);
+	assert_int_equal(e->attr.sample_id_all, 1);
+	assert_int_equal(e->nr_ids, 2);
+	assert_int_equal(e->ids[0], ev->ids[0]);
+	assert_int_equal(e->ids[1], ev->ids[1]);
+	assert_ptr_equal(pfile__event_by_id(pf, ev->ids[1]), e);
+	assert_null(pfile__event_by_id(pf, 12345));
+	for (feat = 0; feat < PFILE_FEAT_BITS; feat++) {
+		assert_int_equal(pfile_featset__has(&pf->feats, feat),
+				 pfile_featset__has(fs, feat));
+		if (!pfile_featset__has(fs, feat))
+			continue;
+		assert_int_equal(pf->feats.sec[feat].size, fs->sec[feat].size);
+		assert_memory_equal(pf->feats.sec[feat].data, fs->sec[feat].data,
+				    fs->sec[feat].size);
+	}
+}
+
+static void check_records(const struct pfile *pf, uint64_t id)
+{
+	struct pfile_idlayout l;
+	struct pfile_reader r;
+	const struct perf_event_header *rec;
+	size_t len;
+	uint64_t off, v;
+
+	pfile_idlayout__init(&l, TEST_ST, true);
+	assert_int_equal(pfile_reader__init(&r, pf->fd, pf->hdr.data.offset, pf->hdr.data.size, 16),
+			 0);
+	assert_int_equal(pfile_reader__next(&r, &rec, &len, &off), 1);
+	assert_int_equal(rec->type, PERF_RECORD_COMM);
+	assert_int_equal(off, pf->hdr.data.offset);
+	assert_true(pfile_idlayout__time(&l, rec, &v));
+	assert_int_equal(v, TEST_T0);
+	assert_true(pfile_idlayout__id(&l, rec, &v));
+	assert_int_equal(v, id);
+	assert_int_equal(pfile_reader__next(&r, &rec, &len, &off), 1);
+	assert_int_equal(rec->type, PERF_RECORD_SAMPLE);
+	assert_int_equal(len, 56);
+	assert_true(pfile_idlayout__time(&l, rec, &v));
+	assert_int_equal(v, TEST_T1);
+	assert_int_equal(pfile_reader__next(&r, &rec, &len, &off), 0);
+	pfile_reader__release(&r);
+}
+
+/* Runs perf with stdout and stderr captured; returns stdout, *err_out stderr. */
+static char *run_perf(const char *args, const char *file, char **err_out)
+{
+	char *out_path = tmp_path(), *err_path = tmp_path(), *cmd, *out, *err;
+	FILE *f;
+	long n;
+
+	assert_true(asprintf(&cmd, PERF_BIN " %s -i %s >%s 2>%s </dev/null", args, file, out_path,
+			     err_path) > 0);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	out = calloc(1, 1 << 20);
+	err = calloc(1, 1 << 16);
+	f = fopen(out_path, "r");
+	n = fread(out, 1, (1 << 20) - 1, f);
+	assert_true(n >= 0);
+	fclose(f);
+	f = fopen(err_path, "r");
+	n = fread(err, 1, (1 << 16) - 1, f);
+	assert_true(n >= 0);
+	fclose(f);
+	unlink(out_path);
+	unlink(err_path);
+	free(out_path);
+	free(err_path);
+	*err_out = err;
+	return out;
+}
+
+static void perf_oracle(const char *path)
+{
+	static const char *const want[] = {
+	    "# hostname : ",
+	    "# os release : ",
+	    "# perf version : " SHARDREC_VERSION,
+	    "# arch : ",
+	    "# nrcpus online : ",
+	    "# nrcpus avail : ",
+	    "# total memory : ",
+	    "# cmdline : /usr/bin/shardrec record -- true",
+	    "# event : name = cpu-clock",
+	    "# sibling sockets : ",
+	    "# sibling threads : ",
+	    "# CPU 0: Core ID ",
+	    "# node0 meminfo  : total = ",
+	    "# node0 cpu list : ",
+	    "# sample duration : ",
+	    "# time of first sample : ",
+	};
+	char *out, *err;
+	size_t i;
+
+	out = run_perf("report --header-only -I", path, &err);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		if (!strstr(out, want[i]))
+			fail_msg("perf header lacks \"%s\":\n%s", want[i], out);
+	}
+	if (getenv("TEST_PFILE_SHOW"))
+		fprintf(stderr, "%s", out);
+	assert_string_equal(err, "");
+	free(out);
+	free(err);
+
+	out = run_perf("report --stats", path, &err);
+	assert_string_equal(err, "");
+	assert_non_null(strstr(out, "SAMPLE events:          1"));
+	free(out);
+	free(err);
+
+	out = run_perf("script", path, &err);
+	if (getenv("TEST_PFILE_SHOW"))
+		fprintf(stderr, "%s", out);
+	assert_string_equal(err, "");
+	assert_non_null(strstr(out, "testprg"));
+	free(out);
+	free(err);
+
+	out = run_perf("inject -o /dev/null", path, &err);
+	assert_string_equal(err, "");
+	free(out);
+	free(err);
+}
+
+static void test_file_round_trip(void **state)
+{
+	uint64_t ids[2] = {1001, 1002};
+	struct pfile_event ev = {.name = "cpu-clock", .ids = ids, .nr_ids = 2};
+	struct pfile_featset fs = {0};
+	char *path = tmp_path();
+	struct pfile pf;
+	char err[256];
+
+	(void)state;
+	test_attr(&ev.attr);
+	write_test_file(path, &ev, &fs);
+	assert_int_equal(pfile__open(&pf, path, err, sizeof(err)), 0);
+	check_round_trip(&pf, &ev, &fs);
+	check_records(&pf, ids[1]);
+	pfile__close(&pf);
+	pfile_featset__release(&fs);
+	if (access(PERF_BIN, X_OK) == 0)
+		perf_oracle(path);
+	unlink(path);
+	free(path);
+}
+
+/* Without EVENT_DESC, events are called event<N>. */
+static void test_default_names(void **state)
+{
+	uint64_t ids[1] = {7};
+	struct pfile_event ev = {.ids = ids, .nr_ids = 1};
+	struct pfile_featset fs = {0};
+	struct pfile_header h;
+	char *path = tmp_path();
+	struct pfile pf;
+	uint64_t end, fend;
+	char err[256];
+	int fd = open(path, O_RDWR);
+
+	(void)state;
+	test_attr(&ev.attr);
+	pfile_header__init(&h);
+	assert_int_equal(pfile__write_attrs(fd, PFILE_HEADER_SIZE, &ev, 1, &h.attrs, &end), 0);
+	h.data.offset = end;
+	assert_int_equal(pfile_feat__string(&fs, PFILE_FEAT_HOSTNAME, "x"), 0);
+	assert_int_equal(pfile__write_features(fd, end, &fs, h.features, &fend), 0);
+	assert_int_equal(pfile__write_header(fd, &h), 0);
+	close(fd);
+	/* data.size 0 with bytes after it: a killed recorder */
+	assert_int_equal(pfile__open(&pf, path, err, sizeof(err)), -ENODATA);
+	assert_non_null(strstr(err, "data size is 0"));
+
+	assert_int_equal(truncate(path, end), 0);
+	h.features[0] = 0;
+	fd = open(path, O_RDWR);
+	assert_int_equal(pfile__write_header(fd, &h), 0);
+	close(fd);
+	assert_int_equal(pfile__open(&pf, path, err, sizeof(err)), 0);
+	assert_string_equal(pf.events[0].name, "event0");
+	pfile__close(&pf);
+	pfile_featset__release(&fs);
+	unlink(path);
+	free(path);
+}
+
+/* ---- malformed files ---- */
+
+struct bad_file {
+	unsigned char buf[1024];
+	size_t len;
+	struct pfile_header h;
+};
+
+/* A valid file: header, one attr with one id, 8 bytes of data, no features. */
+static void bad_file__init(struct bad_file *b)
+{
+	struct perf_event_attr a;
+	struct pfile_section ids = {PFILE_HEADER_SIZE + 144, 8};
+	uint64_t id = 5;
+	struct perf_event_header rec = {.type = PFILE_REC_FINISHED_ROUND, .size = 8};
+
+	memset(b, 0, sizeof(*b));
+	test_attr(&a);
+	a.size = PFILE_ATTR_SIZE;
+	pfile_header__init(&b->h);
+	b->h.attrs = (struct pfile_section){PFILE_HEADER_SIZE, 144};
+	b->h.data = (struct pfile_section){PFILE_HEADER_SIZE + 144 + 8, 8};
+	memcpy(b->buf + PFILE_HEADER_SIZE, &a, PFILE_ATTR_SIZE);
+	memcpy(b->buf + PFILE_HEADER_SIZE + PFILE_ATTR_SIZE, &ids, 16);
+	memcpy(b->buf + ids.offset, &id, 8);
+	memcpy(b->buf + b->h.data.offset, &rec, 8);
+	b->len = b->h.data.offset + 8;
+}
+
+static int bad_file__open(struct bad_file *b, char *err, size_t errlen)
+{
+	char *path = tmp_path();
+	struct pfile pf;
+	int ret;
+
+	memcpy(b->buf, &b->h, sizeof(b->h));
+	write_file(path, b->buf, b->len);
+	ret = pfile__open(&pf, path, err, errlen);
+	if (!ret)
+		pfile__close(&pf);
+	unlink(path);
+	free(path);
+	return ret;
+}
+
+static void test_open_malformed(void **state)
+{
+	struct bad_file b;
+	char err[256];
+
+	(void)state;
+	bad_file__init(&b);
+	assert_int_equal(bad_file__open(&b, err, sizeof(err)), 0);
+
+	b.h.magic ^= 1;
+	assert_int_equal(bad_file__open(&b, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "bad magic"));
+
+	bad_file__init(&b);
+	b.len = 50;
+	assert_int_equal(bad_file__open(&b, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "truncated header"));
+
+	bad_file__init(&b);
+	b.h.attr_size = 0;
+	assert_int_equal(bad_file__open(&b, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "attr_size 0 out of range"));
+
+	bad_file__init(&b);
+	b.h.attr_size = 8;
+	assert_int_equal(bad_file__open(&b, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "attr_size 8 out of range"));
+
+	bad_file__init(&b);
+	b.h.attrs.size = UINT64_MAX - 100; /* offset + size overflows */
+	assert_int_equal(bad_file__open(&b, err, sizeof(err)), -EINVAL);
+
+	bad_file__init(&b);
+	memcpy(b.buf + PFILE_HEADER_SIZE + PFILE_ATTR_SIZE, &(struct pfile_section){b.len - 4, 8},
+	       16);
+	assert_int_equal(bad_file__open(&b, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "ids"));
+
+	bad_file__init(&b);
+	memcpy(b.buf + PFILE_HEADER_SIZE + PFILE_ATTR_SIZE,
+	       &(struct pfile_section){UINT64_MAX - 4, 16}, 16);
+	assert_int_equal(bad_file__open(&b, err, sizeof(err)), -EINVAL);
+
+	bad_file__init(&b);
+	b.h.features[0] = 1ULL << PFILE_FEAT_HOSTNAME; /* table would start at EOF */
+	assert_int_equal(bad_file__open(&b, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "feature table"));
+
+	bad_file__init(&b);
+	b.h.features[0] = 1ULL << PFILE_FEAT_HOSTNAME;
+	memcpy(b.buf + b.len, &(struct pfile_section){b.len + 16, 1000}, 16);
+	b.len += 16 + 8;
+	assert_int_equal(bad_file__open(&b, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "feature 3"));
+
+	bad_file__init(&b);
+	b.h.data.offset = PFILE_HEADER_SIZE; /* overlaps the attrs */
+	assert_int_equal(bad_file__open(&b, err, sizeof(err)), -EINVAL);
+}
+
+/* ---- records ---- */
+
+static int reader_over(const void *buf, size_t len, size_t bufsize, int *nr)
+{
+	const struct perf_event_header *rec;
+	struct pfile_reader r;
+	char *path = tmp_path();
+	size_t rlen;
+	uint64_t off;
+	int fd, ret;
+
+	write_file(path, buf, len);
+	fd = open(path, O_RDONLY);
+	assert_int_equal(pfile_reader__init(&r, fd, 0, len, bufsize), 0);
+	*nr = 0;
+	while ((ret = pfile_reader__next(&r, &rec, &rlen, &off)) == 1) {
+		assert_int_equal(off + rlen, r.pos);
+		assert_true(rec->size <= rlen);
+		(*nr)++;
+	}
+	pfile_reader__release(&r);
+	close(fd);
+	unlink(path);
+	free(path);
+	return ret;
+}
+
+static void put_hdr(unsigned char *p, uint32_t type, uint16_t size)
+{
+	struct perf_event_header h = {.type = type, .size = size};
+
+	memcpy(p, &h, sizeof(h));
+}
+
+static void test_reader(void **state)
+{
+	unsigned char buf[4096] = {0};
+	uint64_t payload = 1000;
+	int nr;
+
+	(void)state;
+	put_hdr(buf, PFILE_REC_FINISHED_ROUND, 8);
+	put_hdr(buf + 8, PERF_RECORD_COMM, 40);
+	assert_int_equal(reader_over(buf, 48, 0, &nr), 0);
+	assert_int_equal(nr, 2);
+
+	put_hdr(buf + 8, PERF_RECORD_COMM, 4); /* size < 8 */
+	assert_int_equal(reader_over(buf, 48, 0, &nr), -EINVAL);
+	assert_int_equal(nr, 1);
+
+	put_hdr(buf + 8, PERF_RECORD_COMM, 48); /* runs past the end */
+	assert_int_equal(reader_over(buf, 48, 0, &nr), -EINVAL);
+	assert_int_equal(nr, 1);
+
+	assert_int_equal(reader_over(buf, 12, 0, &nr), -EINVAL); /* partial header */
+
+	/* AUXTRACE: payload after header.size, records larger than the buffer */
+	put_hdr(buf + 8, PFILE_REC_AUXTRACE, 48);
+	memcpy(buf + 16, &payload, 8);
+	put_hdr(buf + 8 + 48 + 1000, PERF_RECORD_COMM, 24);
+	assert_int_equal(reader_over(buf, 8 + 48 + 1000 + 24, 16, &nr), 0);
+	assert_int_equal(nr, 3);
+	assert_int_equal(reader_over(buf, 8 + 48 + 999, 16, &nr), -EINVAL);
+
+	payload = PFILE_AUXTRACE_MAX + 8;
+	memcpy(buf + 16, &payload, 8);
+	assert_int_equal(reader_over(buf, 8 + 48 + 1000 + 24, 0, &nr), -EINVAL);
+
+	/* odd sizes: records still come out aligned */
+	put_hdr(buf, PERF_RECORD_COMM, 13);
+	put_hdr(buf + 13, PERF_RECORD_COMM, 16);
+	assert_int_equal(reader_over(buf, 29, 8, &nr), 0);
+	assert_int_equal(nr, 2);
+}
+
+static void mkfile(const char *root, const char *rel, const char *content)
+{
+	char path[4096], *p;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	for (p = path + strlen(root) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		mkdir(path, 0755);
+		*p = '/';
+	}
+	write_file(path, content, strlen(content));
+}
+
+/* sysinfo from a fake /sys and /proc: 4 CPUs present, CPU 2 offline. */
+static void test_sysinfo_fake_root(void **state)
+{
+	char root[] = "/tmp/test_pfile_root.XXXXXX", cmd[128];
+	char sys[64], proc[64];
+	struct pfile_featset fs = {0};
+	const unsigned char *p;
+	int cpu;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	snprintf(sys, sizeof(sys), "%s/sys", root);
+	snprintf(proc, sizeof(proc), "%s/proc", root);
+	assert_int_equal(mkdir(sys, 0755), 0);
+	assert_int_equal(mkdir(proc, 0755), 0);
+	mkfile(sys, "devices/system/cpu/present", "0-3\n");
+	mkfile(sys, "devices/system/cpu/online", "0-1,3\n");
+	for (cpu = 0; cpu < 4; cpu++) {
+		char rel[128], val[16];
+
+		if (cpu == 2)
+			continue;
+		snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d/topology/core_siblings_list",
+			 cpu);
+		mkfile(sys, rel, "0-3\n");
+		snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d/topology/thread_siblings_list",
+			 cpu);
+		mkfile(sys, rel, cpu < 2 ? "0-1\n" : "2-3\n");
+		snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d/topology/core_id", cpu);
+		snprintf(val, sizeof(val), "%d\n", cpu / 2);
+		mkfile(sys, rel, val);
+		snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d/topology/physical_package_id",
+			 cpu);
+		mkfile(sys, rel, "0\n");
+	}
+	mkfile(sys, "devices/system/node/online", "0\n");
+	mkfile(sys, "devices/system/node/node0/meminfo",
+	       "Node 0 MemTotal:       1000 kB\nNode 0 MemFree:         400 kB\n");
+	mkfile(sys, "devices/system/node/node0/cpulist", "0-3\n");
+	mkfile(proc, "cpuinfo",
+	       "processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 85\n"
+	       "model name\t: Intel(R)  Xeon(R)   Gold\t6130 CPU\nstepping\t: 4\n");
+	mkfile(proc, "meminfo", "MemTotal:       2048 kB\nMemFree:  1 kB\n");
+
+	assert_int_equal(sysinfo__collect(&fs, 0, NULL, sys, proc), 0);
+	p = fs.sec[PFILE_FEAT_NRCPUS].data;
+	assert_int_equal(get_u32(p), 4);
+	assert_int_equal(get_u32(p + 4), 3);
+	assert_string_equal((char *)fs.sec[PFILE_FEAT_CPUID].data + 4, "GenuineIntel,6,85,4");
+	assert_string_equal((char *)fs.sec[PFILE_FEAT_CPUDESC].data + 4,
+			    "Intel(R) Xeon(R) Gold 6130 CPU");
+	assert_int_equal(get_u64(fs.sec[PFILE_FEAT_TOTAL_MEM].data), 2048);
+	assert_string_equal((char *)fs.sec[PFILE_FEAT_VERSION].data + 4, SHARDREC_VERSION);
+	/* 1 package list, 2 thread lists, 4 x {core, socket}, no dies here */
+	p = fs.sec[PFILE_FEAT_CPU_TOPOLOGY].data;
+	assert_int_equal(fs.sec[PFILE_FEAT_CPU_TOPOLOGY].size, 4 + 68 + 4 + 2 * 68 + 4 * 8);
+	assert_string_equal((const char *)p + 8, "0-3");
+	assert_string_equal((const char *)p + 72 + 8, "0-1");
+	assert_string_equal((const char *)p + 72 + 4 + 68 + 4, "2-3");
+	assert_int_equal((int32_t)get_u32(p + 72 + 4 + 136 + 16), -1); /* CPU 2 core id */
+	assert_int_equal(get_u32(p + 72 + 4 + 136 + 24), 1);	       /* CPU 3 core id */
+	p = fs.sec[PFILE_FEAT_NUMA_TOPOLOGY].data;
+	assert_int_equal(get_u64(p + 8), 1000);
+	assert_int_equal(get_u64(p + 16), 400);
+	pfile_featset__release(&fs);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_string_padding),    cmocka_unit_test(test_scalar_features),
+	    cmocka_unit_test(test_topology_encoding), cmocka_unit_test(test_build_id_encoding),
+	    cmocka_unit_test(test_file_round_trip),   cmocka_unit_test(test_default_names),
+	    cmocka_unit_test(test_open_malformed),    cmocka_unit_test(test_reader),
+	    cmocka_unit_test(test_sysinfo_fake_root),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
