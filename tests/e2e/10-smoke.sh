@@ -11,3 +11,10 @@ p=$(perf_samples out.data)
 [ -n "$s" ] && [ "$s" -gt 100 ] || fail "too few samples in summary: '$s'"
 [ "$s" = "$p" ] || fail "summary says $s samples, perf report --stats says $p"
 echo "samples: $s"
+
+# The threaded path: system-wide, one writer per CPU (what the TSan build must see).
+"$SHARDREC" record -a --threads=cpu -o all.data -- "$PROGS/hot" 300 2 2>rec2.err || { cat rec2.err; fail "record -a --threads=cpu failed"; }
+check_perf_file all.data
+s=$(summary_samples rec2.err)
+p=$(perf_samples all.data)
+[ "$s" = "$p" ] || fail "-a: summary says $s samples, perf report --stats says $p"
