@@ -29,7 +29,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 PROG_SRCS := $(sort $(wildcard tests/progs/*.c))
 PROG_BINS := $(PROG_SRCS:tests/progs/%.c=$(BUILD)/progs/%)
 
-all: shardrec
+all: shardrec $(PROG_BINS)
 
 shardrec: $(BUILD)/shardrec
 	$(Q)cp $< $@

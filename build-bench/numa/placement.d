@@ -1,0 +1,2 @@
+build-bench/numa/placement.o: numa/placement.c numa/topology.h
+numa/topology.h:

@@ -1,0 +1,2 @@
+build-bench/recorder/evparse.o: recorder/evparse.c recorder/evparse.h
+recorder/evparse.h:

@@ -1,0 +1,4 @@
+build-bench/ringbuf/ring.o: ringbuf/ring.c ringbuf/ringbuf.h \
+ ringbuf/ring_order.h
+ringbuf/ringbuf.h:
+ringbuf/ring_order.h:
