@@ -17,7 +17,9 @@
 #include "recorder/merge.h"
 #include "recorder/buildid.h"
 #include "recorder/pfile.h"
+#include "recorder/pheap.h"
 #include "recorder/shard.h"
+#include "recorder/zpass.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -54,6 +56,12 @@ struct mshard {
 	bool eof;
 };
 
+/* A compressed pass kept whole: its frame is copied as is. */
+struct mframe {
+	struct mpass *pass;
+	uint64_t min, max, seq;
+};
+
 struct idmap {
 	uint64_t id;
 	uint32_t ev;
@@ -68,10 +76,15 @@ struct merger {
 	size_t nr_ids;
 	struct mshard *shards;
 	size_t nr_shards;
-	struct mshard **sheap;
-	size_t nr_sheap;
+	struct pheap sheap; /* shards with unread passes, by watermark */
 	struct mrun **rheap;
 	size_t nr_rheap, cap_rheap;
+	struct pheap fheap; /* compressed frames, by first timestamp */
+	bool frames;           /* compressed shards merged frame by frame */
+	uint64_t round_max, prev_round_max, emitted_max;
+	struct zunpass unz;
+	unsigned char *scratch; /* decompressed pass */
+	size_t scratch_cap;
 	uint64_t run_seq, slack;
 	int dirfd, out_fd;
 	unsigned char *obuf;
@@ -136,24 +149,16 @@ static int rheap_push(struct merger *m, struct mrun *r)
 	return 0;
 }
 
-static void sheap_sift_down(struct merger *m, size_t i)
+static bool shard_less(const void *a, const void *b)
 {
-	struct mshard **h = m->sheap;
+	return ((const struct mshard *)a)->safe < ((const struct mshard *)b)->safe;
+}
 
-	for (;;) {
-		size_t l = 2 * i + 1, best = i;
+static bool frame_less(const void *a, const void *b)
+{
+	const struct mframe *x = a, *y = b;
 
-		if (l < m->nr_sheap && h[l]->safe < h[best]->safe)
-			best = l;
-		if (l + 1 < m->nr_sheap && h[l + 1]->safe < h[best]->safe)
-			best = l + 1;
-		if (best == i)
-			return;
-		struct mshard *t = h[i];
-		h[i] = h[best];
-		h[best] = t;
-		i = best;
-	}
+	return x->min < y->min || (x->min == y->min && x->seq < y->seq);
 }
 
 /* ---- output ---- */
@@ -181,6 +186,28 @@ static int out_flush(struct merger *m)
 	return 0;
 }
 
+/* Writes @len bytes at the output position, bypassing the (empty) buffer. */
+static int out_direct(struct merger *m, const void *p, size_t len)
+{
+	while (len) {
+		ssize_t n = pwrite(m->out_fd, p, len, m->ooff);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int err = n < 0 ? -errno : -ENOSPC;
+
+			snprintf(m->err, m->errlen, "%s: write failed: %s", m->o->output,
+				 strerror(-err));
+			return err;
+		}
+		p = (const char *)p + n;
+		len -= n;
+		m->ooff += n;
+	}
+	return 0;
+}
+
 static int out_put(struct merger *m, const void *p, size_t len)
 {
 	int err;
@@ -190,9 +217,11 @@ static int out_put(struct merger *m, const void *p, size_t len)
 		if (err)
 			return err;
 	}
+	m->since_round += len;
+	if (len > OUT_BUF_SIZE)
+		return out_direct(m, p, len); /* a whole compressed pass: no copy */
 	memcpy(m->obuf + m->olen, p, len);
 	m->olen += len;
-	m->since_round += len;
 	return 0;
 }
 
@@ -435,23 +464,140 @@ static int run_add(struct merger *m, struct mpass *mp, const unsigned char *data
 	return err;
 }
 
-static int pass_add_runs(struct merger *m, struct mshard *s, struct mpass *mp)
+/* Splits plain records into maximal time-ordered runs (one per ring, mostly). */
+static int runs_natural(struct merger *m, struct mpass *mp, const unsigned char *buf, size_t len)
+{
+	const unsigned char *start = buf, *p = buf, *end = buf + len;
+	uint64_t prev = 0;
+	int err = 0;
+
+	while (!err && p < end) {
+		const struct perf_event_header *h = (const void *)p;
+		uint64_t t = rec_time(m, h, prev);
+
+		if (t < prev && p > start) {
+			err = run_add(m, mp, start, p - start);
+			start = p;
+		}
+		prev = t;
+		p += h->size;
+	}
+	if (!err && p > start)
+		err = run_add(m, mp, start, p - start);
+	return err;
+}
+
+/* Bytes of whole records at the start of a (possibly cut) record stream. */
+static size_t whole_prefix(const unsigned char *buf, size_t len)
+{
+	size_t pos = 0;
+
+	while (pos + sizeof(struct perf_event_header) <= len) {
+		struct perf_event_header h;
+
+		memcpy(&h, buf + pos, sizeof(h));
+		if (h.size < sizeof(h) || h.size > len - pos)
+			break;
+		pos += h.size;
+	}
+	return pos;
+}
+
+/* Checks that a plain record stream holds only sane, 8-aligned records. */
+static bool records_sane(const unsigned char *buf, size_t len)
+{
+	size_t pos = 0;
+
+	while (pos + sizeof(struct perf_event_header) <= len) {
+		struct perf_event_header h;
+
+		memcpy(&h, buf + pos, sizeof(h));
+		if (h.size < sizeof(h) || (h.size & 7) || h.size > len - pos)
+			return false;
+		pos += h.size;
+	}
+	return pos == len;
+}
+
+/*
+ * Decompresses a ZPASS into m->scratch. A pass cut by a kill decompresses
+ * up to its last whole COMPRESSED record: flushes end on event boundaries.
+ */
+static long pass_decompress(struct merger *m, struct mshard *s, const struct mpass *mp,
+			    bool *damaged)
+{
+	size_t len = mp->p.truncated ? whole_prefix(mp->p.buf, mp->p.len) : mp->p.len;
+	size_t bad = 0, got;
+	long n;
+
+	if (mp->p.raw > m->scratch_cap) {
+		unsigned char *b = realloc(m->scratch, mp->p.raw);
+
+		if (!b)
+			return -ENOMEM;
+		m->scratch = b;
+		m->scratch_cap = mp->p.raw;
+	}
+	n = zunpass__run(&m->unz, mp->p.buf, len, m->scratch, mp->p.raw, &bad, &got);
+	if (n >= 0 && (mp->p.truncated || (uint64_t)n == mp->p.raw) &&
+	    records_sane(m->scratch, n))
+		return n;
+	snprintf(m->err, m->errlen, "%s: corrupt compressed pass at offset %llu (+%zu)%s",
+		 s->r.name, (unsigned long long)mp->p.file_off, bad,
+		 m->o->recover ? ": kept the passes before it" : ": merge with --recover");
+	if (!m->o->recover)
+		return -EBADMSG;
+	/* Nothing a damaged frame decoded can be trusted: the pass is dropped whole. */
+	*damaged = true;
+	return 0;
+}
+
+/* Record mode: a compressed pass becomes plain records owned by the pass. */
+static int pass_add_decompressed(struct merger *m, struct mshard *s, struct mpass *mp,
+				 bool *damaged)
+{
+	long n = pass_decompress(m, s, mp, damaged);
+	unsigned char *copy;
+
+	if (n < 0)
+		return n;
+	m->st->bytes_raw += n;
+	copy = malloc(n ? n : 1);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, m->scratch, n);
+	free(mp->p.buf);
+	mp->p.buf = copy;
+	mp->p.len = n;
+	return runs_natural(m, mp, copy, n);
+}
+
+static int pass_add_runs(struct merger *m, struct mshard *s, struct mpass *mp, bool *damaged)
 {
 	const unsigned char *data;
 	size_t pos = 0, len;
 	uint32_t cpu;
 	int ret;
 
+	if (mp->p.compressed)
+		return pass_add_decompressed(m, s, mp, damaged);
 	while ((ret = shard_pass__next_chunk(&mp->p, &pos, &cpu, &data, &len)) > 0) {
+		m->st->bytes_raw += len;
 		if (!len)
 			continue;
 		ret = run_add(m, mp, data, len);
 		if (ret)
 			return ret;
 	}
-	if (ret < 0)
-		snprintf(m->err, m->errlen, "%s: corrupt chunk in pass at offset %llu", s->r.name,
-			 (unsigned long long)mp->p.file_off);
+	if (ret < 0) {
+		snprintf(m->err, m->errlen, "%s: corrupt chunk in pass at offset %llu%s", s->r.name,
+			 (unsigned long long)mp->p.file_off,
+			 m->o->recover ? ": kept the records before it" : ": merge with --recover");
+		if (m->o->recover) {
+			*damaged = true;
+			ret = 0;
+		}
+	}
 	return ret;
 }
 
@@ -465,8 +611,143 @@ static void progress(struct merger *m, uint64_t done)
 
 static void shard_done(struct merger *m)
 {
-	m->sheap[0]->eof = true;
-	m->sheap[0] = m->sheap[--m->nr_sheap];
+	struct mshard *s = pheap__pop(&m->sheap);
+
+	s->eof = true;
+}
+
+/* ---- compressed frames ---- */
+
+/* Stats, build-id hits and the time span of a pass's plain records. */
+static void frame_scan(struct merger *m, const unsigned char *buf, size_t len, struct mframe *f)
+{
+	uint64_t t;
+
+	f->min = UINT64_MAX;
+	f->max = 0;
+	for (size_t pos = 0; pos < len;) {
+		const struct perf_event_header *h = (const void *)(buf + pos);
+
+		account(m, h); /* an unknown id cannot be cut out of a frame: counted */
+		if (pfile_idlayout__time(&m->layout, h, &t)) {
+			f->min = t < f->min ? t : f->min;
+			f->max = t > f->max ? t : f->max;
+		}
+		pos += h->size;
+	}
+	if (f->min == UINT64_MAX)
+		f->min = f->max = m->emitted_max;
+}
+
+/* Plain passes (and compressed ones cut by a kill) go out as plain records. */
+static int frame_plain(struct mpass *mp, const unsigned char *buf, size_t len)
+{
+	unsigned char *copy = malloc(len);
+
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, buf, len);
+	free(mp->p.buf);
+	mp->p.buf = copy;
+	mp->p.len = len;
+	mp->p.compressed = false;
+	return 0;
+}
+
+static long frame_gather(struct merger *m, struct mpass *mp)
+{
+	const unsigned char *data;
+	size_t pos = 0, len, n = 0;
+	uint32_t cpu;
+	int ret;
+
+	if (mp->p.len > m->scratch_cap) {
+		unsigned char *b = realloc(m->scratch, mp->p.len);
+
+		if (!b)
+			return -ENOMEM;
+		m->scratch = b;
+		m->scratch_cap = mp->p.len;
+	}
+	while ((ret = shard_pass__next_chunk(&mp->p, &pos, &cpu, &data, &len)) > 0) {
+		memcpy(m->scratch + n, data, len);
+		n += len;
+	}
+	return ret < 0 ? ret : (long)n;
+}
+
+static int frame_add(struct merger *m, struct mshard *s, struct mpass *mp, bool *damaged)
+{
+	struct mframe *f;
+	long n = mp->p.compressed ? pass_decompress(m, s, mp, damaged) : frame_gather(m, mp);
+	int err = 0;
+
+	if (n <= 0)
+		return n;
+	m->st->bytes_raw += n;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	frame_scan(m, m->scratch, n, f);
+	/* An incomplete frame would derail the reader's one zstd stream: write it plain. */
+	if (!mp->p.compressed || mp->p.truncated || *damaged)
+		err = frame_plain(mp, m->scratch, n);
+	f->pass = mp;
+	f->seq = m->run_seq++;
+	mp->refs++;
+	if (!err)
+		err = pheap__push(&m->fheap, f);
+	if (err) {
+		pass_put(mp);
+		free(f);
+	}
+	return err;
+}
+
+/*
+ * Writes the earliest frame. perf flushes, at each FINISHED_ROUND, what is
+ * not newer than the largest timestamp seen before the previous round, so a
+ * round goes before this frame only when the frame starts no earlier than
+ * what was already written at the last round.
+ */
+static int emit_frame(struct merger *m)
+{
+	struct mframe *f = pheap__pop(&m->fheap);
+	int err = 0;
+
+	if (f->min < m->prev_round_max)
+		m->st->late++;
+	if (f->min >= m->round_max) {
+		err = out_round(m);
+		m->prev_round_max = m->round_max;
+		m->round_max = m->emitted_max;
+	}
+	if (!err)
+		err = out_put(m, f->pass->p.buf, f->pass->p.len);
+	if (f->max > m->emitted_max)
+		m->emitted_max = f->max;
+	pass_put(f->pass);
+	free(f);
+	return err;
+}
+
+static int load_next(struct merger *m);
+
+static int merge_frames(struct merger *m)
+{
+	int err = 0;
+
+	while (!err && (m->fheap.n || m->sheap.n)) {
+		struct mframe *f = pheap__top(&m->fheap);
+		uint64_t limit = m->sheap.n ? ((struct mshard *)pheap__top(&m->sheap))->safe
+					    : UINT64_MAX;
+
+		if (f && f->min <= limit)
+			err = emit_frame(m);
+		else
+			err = load_next(m);
+	}
+	return err;
 }
 
 static int check_truncated(struct merger *m, struct mshard *s, const struct mpass *mp)
@@ -484,8 +765,9 @@ static int check_truncated(struct merger *m, struct mshard *s, const struct mpas
 /* Loads the next pass of the heap's top shard and moves its watermark. */
 static int load_next(struct merger *m)
 {
-	struct mshard *s = m->sheap[0];
+	struct mshard *s = pheap__top(&m->sheap);
 	struct mpass *mp = calloc(1, sizeof(*mp));
+	bool done = false, damaged = false;
 	int ret;
 
 	if (!mp)
@@ -493,23 +775,34 @@ static int load_next(struct merger *m)
 	mp->refs = 1;
 	ret = shard_reader__next_pass(&s->r, &mp->p, m->err, m->errlen);
 	if (ret > 0) {
+		m->st->bytes_in += mp->p.len;
 		ret = check_truncated(m, s, mp);
 		if (!ret)
-			ret = pass_add_runs(m, s, mp);
-		m->st->bytes_in += mp->p.len;
-		if (s->r.size - s->r.off >= sizeof(struct shard_pass_rec))
+			ret = m->frames ? frame_add(m, s, mp, &damaged)
+					: pass_add_runs(m, s, mp, &damaged);
+		if (damaged) {
+			m->st->damaged_shards++;
+			done = true;
+		} else if (s->r.size - s->r.off >= sizeof(struct shard_pass_rec))
 			s->safe = mp->p.wtime > m->slack ? mp->p.wtime - m->slack : 0;
 		else
-			shard_done(m);
+			done = true;
 	} else if (ret == 0) {
-		shard_done(m);
+		done = true;
+	} else if (ret == -EBADMSG && m->o->recover) {
+		/* A corrupt PASS record: nothing after it can be framed, keep what came before. */
+		m->st->damaged_shards++;
+		done = true;
+		ret = 0;
 	}
 	pass_put(mp);
 	if (ret < 0)
 		return ret;
 	progress(m, m->st->bytes_in);
-	if (m->nr_sheap)
-		sheap_sift_down(m, 0);
+	if (done)
+		shard_done(m);
+	else
+		pheap__sift_down(&m->sheap, 0);
 	return 0;
 }
 
@@ -517,8 +810,9 @@ static int merge_shards(struct merger *m)
 {
 	int err = 0;
 
-	while (!err && (m->nr_rheap || m->nr_sheap)) {
-		uint64_t limit = m->nr_sheap ? m->sheap[0]->safe : UINT64_MAX;
+	while (!err && (m->nr_rheap || m->sheap.n)) {
+		uint64_t limit = m->sheap.n ? ((struct mshard *)pheap__top(&m->sheap))->safe
+					    : UINT64_MAX;
 
 		if (m->nr_rheap && m->rheap[0]->time <= limit) {
 			err = emit_from_top(m, limit);
@@ -600,8 +894,9 @@ static int open_shards(struct merger *m)
 		goto out;
 	}
 	m->shards = calloc(n ? n : 1, sizeof(*m->shards));
-	m->sheap = calloc(n ? n : 1, sizeof(*m->sheap));
-	if (!m->shards || !m->sheap) {
+	m->sheap.less = shard_less;
+	m->fheap.less = frame_less;
+	if (!m->shards) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -613,7 +908,10 @@ static int open_shards(struct merger *m)
 			goto out;
 		m->nr_shards++;
 		m->in_total += s->r.size;
-		m->sheap[m->nr_sheap++] = s;
+		m->frames |= (s->r.hdr.flags & SHARD_F_ZSTD) && !m->o->decompress;
+		err = pheap__push(&m->sheap, s);
+		if (err)
+			goto out;
 	}
 out:
 	free_names(names, n);
@@ -674,6 +972,27 @@ out_close:
 	return ret;
 }
 
+/*
+ * HEADER_COMPRESSED: kept, with the achieved ratio, when frames were copied;
+ * dropped when the output holds plain records only.
+ */
+static int finish_compressed(struct merger *m, struct pfile_featset *fs)
+{
+	uint32_t v[5] = {0, 1, 1, 0, 0}; /* version, type, level, ratio, mmap_len */
+	uint64_t zbytes = m->st->bytes_in;
+
+	if (!m->frames) {
+		pfile_featset__unset(fs, PFILE_FEAT_COMPRESSED);
+		return 0;
+	}
+	m->st->compressed = true;
+	/* The level is the recording's: session wrote it into header.data. */
+	if (fs->sec[PFILE_FEAT_COMPRESSED].size >= sizeof(v))
+		memcpy(v, fs->sec[PFILE_FEAT_COMPRESSED].data, sizeof(v));
+	return pfile_feat__compressed(fs, v[2], zbytes ? m->st->bytes_raw / zbytes : 0,
+				      ZPASS_MMAP_LEN);
+}
+
 static int finish_features(struct merger *m, struct pfile_header *fh)
 {
 	struct pfile_featset *fs = &m->hdr.feats;
@@ -682,6 +1001,8 @@ static int finish_features(struct merger *m, struct pfile_header *fh)
 
 	if (m->st->first_time)
 		err = pfile_feat__sample_time(fs, m->st->first_time, m->st->last_time);
+	if (!err)
+		err = finish_compressed(m, fs);
 	if (!err && m->hits)
 		err = dso_hits__encode(m->hits, NULL, fs, &m->st->nr_build_ids);
 	if (!err)
@@ -702,7 +1023,7 @@ static int write_file(struct merger *m)
 	m->ooff = m->data_start;
 	err = copy_prologue(m);
 	if (!err)
-		err = merge_shards(m);
+		err = m->frames ? merge_frames(m) : merge_shards(m);
 	if (!err)
 		err = copy_tail(m);
 	if (!err)
@@ -763,7 +1084,16 @@ static void merger_release(struct merger *m)
 	for (size_t i = 0; i < m->nr_shards; i++)
 		shard_reader__close(&m->shards[i].r);
 	free(m->shards);
-	free(m->sheap);
+	pheap__release(&m->sheap);
+	while (m->fheap.n) {
+		struct mframe *f = pheap__pop(&m->fheap);
+
+		pass_put(f->pass);
+		free(f);
+	}
+	pheap__release(&m->fheap);
+	zunpass__release(&m->unz);
+	free(m->scratch);
 	free(m->ids);
 	free(m->obuf);
 	dso_hits__delete(m->hits);
@@ -800,6 +1130,9 @@ static int merger_init(struct merger *m)
 	m->obuf = malloc(OUT_BUF_SIZE);
 	if (!m->obuf)
 		return -ENOMEM;
+	err = zunpass__init(&m->unz);
+	if (err)
+		return err;
 	if (m->o->build_ids) {
 		m->hits = dso_hits__new(&m->layout);
 		if (!m->hits)

@@ -11,6 +11,12 @@
  * every shard record in global time order with FINISHED_ROUND records,
  * then tail.raw. Memory is bounded by the data inside the merge window,
  * not by the recording's size.
+ *
+ * Compressed shards (-z) hold whole zstd frames per pass. The merge copies
+ * frames without recompressing: frames are ordered by their first
+ * timestamp and FINISHED_ROUND records are placed only where perf's round
+ * rule holds, so readers see every event in time order after their
+ * one-round sort; `decompress` writes plain, globally sorted records instead.
  */
 #ifndef SHARDREC_MERGE_H
 #define SHARDREC_MERGE_H
@@ -23,7 +29,8 @@ struct merge_opts {
 	const char *dir;
 	const char *output;
 	bool build_ids; /* BUILD_ID of hit DSOs (perf record's default) */
-	bool recover;   /* accept shards cut by a kill */
+	bool recover;   /* accept shards cut by a kill or damaged: keep what precedes */
+	bool decompress; /* compressed shards: write plain, time-sorted records */
 	uint64_t slack_ns; /* 0 = default */
 	/* Called about every 64 MiB with bytes done and total; NULL = none. */
 	void (*progress)(uint64_t done, uint64_t total, void *arg);
@@ -32,6 +39,8 @@ struct merge_opts {
 
 struct merge_stats {
 	uint64_t records, samples, bytes_out, bytes_in;
+	uint64_t bytes_raw;    /* ring bytes the shards hold, decompressed */
+	bool compressed;       /* the output carries COMPRESSED records */
 	uint64_t lost_records; /* PERF_RECORD_LOST: sum of lost */
 	uint64_t lost_events;  /* number of PERF_RECORD_LOST records */
 	uint64_t lost_samples; /* PERF_RECORD_LOST_SAMPLES: sum of lost */
@@ -39,6 +48,7 @@ struct merge_stats {
 	uint64_t rounds;
 	uint64_t first_time, last_time; /* first and last sample time */
 	uint64_t truncated_shards;
+	uint64_t damaged_shards; /* corrupt passes: with recover, the shard ends there */
 	size_t nr_build_ids;
 	double seconds;
 	uint64_t *samples_per_event; /* malloc'ed, nr_events entries */

@@ -12,9 +12,11 @@
 /* A pass is at most the sum of a writer's rings; reject absurd sizes from corrupt files. */
 #define SHARD_PASS_MAX (1ULL << 32)
 
-int shard__create(struct shard *s, int dirfd, unsigned idx, int node)
+int shard__create(struct shard *s, int dirfd, unsigned idx, int node, uint32_t flags)
 {
-	struct shard_file_header h = {.version = SHARD_VERSION, .writer = idx, .node = node};
+	struct shard_file_header h = {
+		.version = SHARD_VERSION, .writer = idx, .node = node, .flags = flags,
+	};
 	char name[32];
 	ssize_t n;
 
@@ -78,17 +80,18 @@ static int pwritev_all(int fd, struct iovec *iov, int nr, uint64_t off)
 	return 0;
 }
 
-int shard__write_pass(struct shard *s, uint64_t wtime, struct iovec *iov, int nr_iov,
-		      uint64_t payload)
+static int shard__put(struct shard *s, uint32_t type, uint64_t wtime, struct iovec *iov,
+		      int nr_iov, uint64_t payload, uint64_t raw)
 {
 	int err;
 
-	s->pass.header.type = SHARD_REC_PASS;
+	s->pass.header.type = type;
 	s->pass.header.misc = 0;
 	s->pass.header.size = sizeof(s->pass);
 	s->pass.seq = s->seq;
 	s->pass.wtime = wtime;
 	s->pass.bytes = payload;
+	s->pass.raw = raw;
 	iov[0].iov_base = &s->pass;
 	iov[0].iov_len = sizeof(s->pass);
 	err = pwritev_all(s->fd, iov, nr_iov, s->off);
@@ -101,6 +104,20 @@ int shard__write_pass(struct shard *s, uint64_t wtime, struct iovec *iov, int nr
 	s->off += sizeof(s->pass) + payload;
 	s->seq++;
 	return 0;
+}
+
+int shard__write_pass(struct shard *s, uint64_t wtime, struct iovec *iov, int nr_iov,
+		      uint64_t payload)
+{
+	return shard__put(s, SHARD_REC_PASS, wtime, iov, nr_iov, payload, 0);
+}
+
+int shard__write_zpass(struct shard *s, uint64_t wtime, const void *buf, size_t len,
+		       uint64_t raw)
+{
+	struct iovec iov[2] = {{NULL, 0}, {(void *)buf, len}};
+
+	return shard__put(s, SHARD_REC_ZPASS, wtime, iov, 2, len, raw);
 }
 
 void shard__close(struct shard *s)
@@ -183,8 +200,9 @@ int shard_reader__next_pass(struct shard_reader *r, struct shard_pass *p, char *
 	n = pread_all(r->fd, &rec, sizeof(rec), r->off);
 	if (n < 0)
 		return n;
-	if (rec.header.type != SHARD_REC_PASS || rec.header.size != sizeof(rec) ||
-	    rec.bytes > SHARD_PASS_MAX) {
+	if ((rec.header.type != SHARD_REC_PASS && rec.header.type != SHARD_REC_ZPASS) ||
+	    rec.header.size != sizeof(rec) || rec.bytes > SHARD_PASS_MAX ||
+	    rec.raw > SHARD_PASS_MAX) {
 		snprintf(err, errlen, "%s: corrupt pass record at offset %llu", r->name,
 			 (unsigned long long)r->off);
 		return -EBADMSG;
@@ -195,6 +213,8 @@ int shard_reader__next_pass(struct shard_reader *r, struct shard_pass *p, char *
 	p->file_off = r->off;
 	p->len = rec.bytes <= avail ? rec.bytes : avail;
 	p->truncated = rec.bytes > avail;
+	p->compressed = rec.header.type == SHARD_REC_ZPASS;
+	p->raw = rec.raw;
 	p->buf = malloc(p->len ? p->len : 1);
 	if (!p->buf)
 		return -ENOMEM;

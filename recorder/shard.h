@@ -4,10 +4,15 @@
  * offsets it alone owns. POSIX + C11 only (merge and fuzzers link it alone).
  *
  *   [shard_file_header, 64 bytes]
- *   PASS  {hdr, seq, wtime, bytes}      one per pass over the writer's rings
+ *   PASS  {hdr, seq, wtime, bytes, raw}  one per pass over the writer's rings
  *   CHUNK {hdr, cpu, flags, len} + len bytes copied verbatim from a ring
  *   CHUNK ...
  *   PASS ...
+ *
+ * With compression (-z) a pass is instead
+ *   ZPASS {hdr, seq, wtime, bytes, raw} + bytes of perf records: one whole
+ *         zstd frame as PERF_RECORD_COMPRESSED records (recorder/zpass.h)
+ *         decompressing to raw bytes of ring records.
  *
  * wtime is read from the recording clock before any ring head of the pass,
  * so every record published after the pass was read carries a later
@@ -36,7 +41,10 @@
 enum shard_rec_type {
 	SHARD_REC_PASS = 0x5348,
 	SHARD_REC_CHUNK = 0x5349,
+	SHARD_REC_ZPASS = 0x534a,
 };
+
+#define SHARD_F_ZSTD 1U /* shard_file_header.flags: passes are ZPASS */
 
 struct shard_file_header {
 	char magic[8];
@@ -52,6 +60,7 @@ struct shard_pass_rec {
 	uint64_t seq;
 	uint64_t wtime;
 	uint64_t bytes;
+	uint64_t raw; /* ZPASS: decompressed size; PASS: 0 */
 };
 
 struct shard_chunk_rec {
@@ -74,7 +83,7 @@ struct shard {
  * Creates shard "shard.<idx>" in @dirfd (O_EXCL, O_NOFOLLOW) and writes its
  * file header. 0 / -errno.
  */
-int shard__create(struct shard *s, int dirfd, unsigned idx, int node);
+int shard__create(struct shard *s, int dirfd, unsigned idx, int node, uint32_t flags);
 /*
  * Writes one pass: @iov[0] is filled here with the PASS record, @iov[1..]
  * are the pass's CHUNK headers and ring bytes (@payload bytes in all).
@@ -83,6 +92,12 @@ int shard__create(struct shard *s, int dirfd, unsigned idx, int node);
  */
 int shard__write_pass(struct shard *s, uint64_t wtime, struct iovec *iov, int nr_iov,
 		      uint64_t payload);
+/*
+ * Writes one compressed pass: @len bytes of COMPRESSED records at @buf that
+ * decompress to @raw bytes. Same failure rule as shard__write_pass.
+ */
+int shard__write_zpass(struct shard *s, uint64_t wtime, const void *buf, size_t len,
+		       uint64_t raw);
 /* Fills a CHUNK header for @len ring bytes of @cpu. */
 void shard_chunk__init(struct shard_chunk_rec *c, uint32_t cpu, uint64_t len);
 void shard__close(struct shard *s);
@@ -102,7 +117,9 @@ struct shard_pass {
 	uint64_t file_off; /* offset of the PASS record */
 	unsigned char *buf;
 	size_t len;
-	bool truncated; /* the file ended inside this pass */
+	bool truncated;  /* the file ended inside this pass */
+	bool compressed; /* ZPASS: buf holds COMPRESSED records */
+	uint64_t raw;    /* ZPASS: decompressed size */
 };
 
 /* Opens @name in @dirfd and checks its header. 0 / -errno with one line in @err. */

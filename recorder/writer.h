@@ -27,15 +27,24 @@ struct writer_params {
 	clockid_t clockid;              /* the events' clock, for pass watermarks */
 	int idle_ms;                    /* poll timeout: an idle pass every this often */
 	bool pin;                       /* pin to the group (real topology only) */
+	int zlevel;                     /* zstd level, 0 = no compression */
 };
 
 struct writer_stats {
-	uint64_t bytes;  /* ring bytes written */
+	uint64_t bytes;  /* ring bytes taken */
+	uint64_t zbytes; /* bytes written after compression (= bytes without -z) */
 	uint64_t passes; /* passes written */
 	uint64_t polls;  /* poll wakeups */
 	int err;         /* first error (-errno), 0 if none */
 	uint64_t err_time; /* recording clock when it failed */
 	int node_buf;    /* node its buffers actually live on, -errno if unknown */
+	/*
+	 * Node of its rings' first data pages (the kernel allocates them on
+	 * each CPU's node): the node, -EXDEV when they differ (see
+	 * ring_nodes), else -errno of the failed query.
+	 */
+	int node_ring;
+	uint64_t ring_nodes; /* bit n: a ring's first data page is on node n (n < 64) */
 };
 
 struct writer;
