@@ -1,2 +1,0 @@
-build-bench/numa/cpulist.o: numa/cpulist.c numa/topology.h
-numa/topology.h:

@@ -1,2 +1,0 @@
-build-bench/recorder/evparse.o: recorder/evparse.c recorder/evparse.h
-recorder/evparse.h:

@@ -1,2 +1,0 @@
-build-bench/recorder/log.o: recorder/log.c recorder/log.h
-recorder/log.h:

@@ -1,2 +1,0 @@
-build-bench/recorder/pfile_feat.o: recorder/pfile_feat.c recorder/pfile.h
-recorder/pfile.h:

@@ -1,2 +1,0 @@
-build-bench/recorder/recbuf.o: recorder/recbuf.c recorder/recbuf.h
-recorder/recbuf.h:

@@ -1,2 +1,0 @@
-build-bench/recorder/shard.o: recorder/shard.c recorder/shard.h
-recorder/shard.h:

@@ -1,4 +1,0 @@
-build-bench/recorder/sysinfo.o: recorder/sysinfo.c recorder/sysinfo.h \
- recorder/pfile.h
-recorder/sysinfo.h:
-recorder/pfile.h:

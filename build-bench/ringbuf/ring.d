@@ -1,4 +1,0 @@
-build-bench/ringbuf/ring.o: ringbuf/ring.c ringbuf/ringbuf.h \
- ringbuf/ring_order.h
-ringbuf/ringbuf.h:
-ringbuf/ring_order.h:
