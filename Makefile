@@ -66,6 +66,23 @@ e2e: shardrec $(PROG_BINS)
 
 check: unit e2e sanitize
 
+# Benchmarks against perf record (bench/run.sh; quick by default here,
+# BENCH_QUICK=0 for the full run, results in bench/results/).
+bench: $(BUILD)/shardrec $(PROG_BINS) $(BUILD)/bench/genshards
+	$(Q)BENCH_QUICK=$${BENCH_QUICK:-1} SHARDREC=$(CURDIR)/$(BUILD)/shardrec PROGS=$(CURDIR)/$(BUILD)/progs \
+		GENSHARDS=$(CURDIR)/$(BUILD)/bench/genshards bench/run.sh
+
+$(BUILD)/bench/%: bench/%.c $(BUILD)/libshardrec.a
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libshardrec.a $(LDLIBS)
+
+# Opt-in, not in check: records in a qemu guest with 2 NUMA nodes and checks
+# -v shows each writer's buffers and rings on its node (tests/qemu/run.sh).
+check-qemu: $(BUILD)/shardrec $(PROG_BINS)
+	$(Q)SHARDREC=$(CURDIR)/$(BUILD)/shardrec PROGS=$(CURDIR)/$(BUILD)/progs tests/qemu/run.sh; \
+		rc=$$?; [ $$rc = 77 ] && echo "SKIP check-qemu" && rc=0; exit $$rc
+
 # ASan+UBSan and TSan builds in their own trees; run unit tests and the
 # threaded end-to-end smoke test under each.
 sanitize:
@@ -76,9 +93,15 @@ sanitize-run: $(BUILD)/shardrec $(UNIT_BINS) $(PROG_BINS)
 	$(Q)set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
 	$(Q)SHARDREC=$(CURDIR)/$(BUILD)/shardrec PROGS=$(CURDIR)/$(BUILD)/progs E2E_ONLY=smoke tests/run-e2e.sh
 
+# Site install for non-root users (README, "Privileges"):
+#   make install PERF_GROUP=perfusers PERF_CAPS=1
+# PERF_GROUP: only that group may run it (root:GROUP, mode 0750).
+# PERF_CAPS=1: file capabilities; setcap last, as any chown/chgrp clears them.
+FILE_CAPS := cap_perfmon,cap_ipc_lock,cap_syslog+ep
 install: shardrec
 	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 0755 shardrec $(DESTDIR)$(PREFIX)/bin/shardrec
+	install -m $(if $(PERF_GROUP),0750 -g $(PERF_GROUP),0755) shardrec $(DESTDIR)$(PREFIX)/bin/shardrec
+	$(if $(filter 1,$(PERF_CAPS)),setcap $(FILE_CAPS) $(DESTDIR)$(PREFIX)/bin/shardrec)
 
 format:
 	clang-format -i $(LIB_SRCS) recorder/main.c $(wildcard */*.h) $(UNIT_SRCS)
@@ -86,7 +109,7 @@ format:
 clean:
 	rm -rf build build-asan build-tsan shardrec
 
-.PHONY: all unit e2e check sanitize sanitize-run install format clean
+.PHONY: all unit e2e check check-qemu bench sanitize sanitize-run install format clean
 .DELETE_ON_ERROR:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

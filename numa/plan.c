@@ -531,6 +531,31 @@ int plan__build(struct plan *plan, const struct topo *t, const struct plan_spec 
 	return ret;
 }
 
+int plan__build_list(struct plan *plan, const struct topo *t, const struct plan_spec *spec,
+		     const char *cpu_list, char *err, size_t errlen)
+{
+	int *cpus = NULL, nr;
+	int ret;
+
+	memset(plan, 0, sizeof(*plan));
+	if (cpu_list) {
+		nr = cpulist__parse(cpu_list, &cpus);
+		if (nr < 0) {
+			snprintf(err, errlen, "-C: bad CPU list '%s'", cpu_list);
+			return nr;
+		}
+	} else {
+		nr = topo__nr_cpus(t);
+		cpus = calloc(nr > 0 ? nr : 1, sizeof(*cpus));
+		if (!cpus)
+			return -ENOMEM;
+		nr = topo__all_cpus(t, cpus, nr);
+	}
+	ret = nr < 0 ? nr : plan__build(plan, t, spec, cpus, nr, err, errlen);
+	free(cpus);
+	return ret;
+}
+
 void plan__release(struct plan *plan)
 {
 	if (!plan)

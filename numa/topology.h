@@ -71,6 +71,13 @@ struct plan {
  */
 int plan__build(struct plan *plan, const struct topo *t, const struct plan_spec *spec,
 		const int *cpus, size_t nr_cpus, char *err, size_t errlen);
+/*
+ * plan__build() for a CPU list given as text (-C), or for every CPU of the
+ * topology when @cpu_list is NULL: for topologies of other machines, whose
+ * CPUs are not this machine's online ones. 0 / -errno with one line in @err.
+ */
+int plan__build_list(struct plan *plan, const struct topo *t, const struct plan_spec *spec,
+		     const char *cpu_list, char *err, size_t errlen);
 void plan__release(struct plan *plan);
 
 /*

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "recorder/record_opts.h"
+#include "recorder/cli_sample.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -20,6 +21,14 @@ enum {
 	OPT_SYNTHETIC,
 	OPT_CALL_GRAPH,
 	OPT_HELP,
+	OPT_COMP_LEVEL,
+	OPT_USER_REGS,
+	OPT_SWITCH_EVENTS,
+	OPT_ALL_USER,
+	OPT_ALL_KERNEL,
+	OPT_MAX_SIZE,
+	OPT_OVERWRITE,
+	OPT_FILTER,
 };
 
 static const char usage[] =
@@ -38,9 +47,25 @@ static const char usage[] =
 	"  -F, --freq N|max          sampling frequency in Hz\n"
 	"  -c, --count N             sampling period (events per sample)\n"
 	"  -g                        frame-pointer call graphs\n"
-	"      --call-graph fp       the same, spelled out\n"
+	"      --call-graph MODE     fp, or dwarf[,SIZE]: user stack copies of SIZE\n"
+	"                            bytes (default 8192) unwound by perf report\n"
+	"      --user-regs[=REGS]    sample these user registers (e.g. IP,SP,BP;\n"
+	"                            default all)\n"
+	"  -I, --intr-regs[=REGS]    sample registers at the interrupt (default all)\n"
+	"  -R, --raw-samples         raw sample data (PERF_SAMPLE_RAW)\n"
+	"  -d, --data                sample data addresses\n"
+	"  -P, --period              sample the event period (always recorded)\n"
 	"  -T, --timestamp           sample timestamps (always recorded)\n"
 	"      --sample-cpu          record the CPU in every sample\n"
+	"      --switch-events       record context switches (PERF_RECORD_SWITCH)\n"
+	"      --filter FILTER       tracepoint filter for the -e before it\n"
+	"  -i, --no-inherit          child tasks do not inherit the counters\n"
+	"      --all-user            count user space only\n"
+	"      --all-kernel          count kernel space only\n"
+	"  -G, --cgroup PATH         only tasks of this cgroup v2 (path below the\n"
+	"                            cgroup2 mount; needs -a or -C)\n"
+	"  -u, --uid USER            the processes of this user (name or uid)\n"
+	"  -D, --delay MSECS         enable the events MSECS after the start\n"
 	"  -k, --clockid CLOCK       monotonic (default), monotonic_raw, boottime,\n"
 	"                            realtime, tai\n"
 	"Output:\n"
@@ -51,7 +76,14 @@ static const char usage[] =
 	"      --threads[=SPEC]      writer groups: numa (default), package, l3,\n"
 	"                            core, cpu, N, or perf's 0-3/0:4-7/4 form\n"
 	"      --keep-shards         keep FILE.shards/ after the merge\n"
+	"  -z, --compression-level[=N]\n"
+	"                            zstd-compress in the writers (PERF_RECORD_COMPRESSED),\n"
+	"                            level 1..22; -z alone means 1\n"
 	"  -B, --no-buildid          do not collect build ids\n"
+	"  -N, --no-buildid-cache    accepted for perf compatibility (no cache)\n"
+	"      --max-size SIZE       stop when the shards exceed SIZE (B/K/M/G)\n"
+	"      --overwrite           backward (flight recorder) rings: written on\n"
+	"                            SIGUSR2 and at the end, older data overwritten\n"
 	"Topology:\n"
 	"      --dry-run             print the writer plan and exit\n"
 	"      --topology-xml FILE   plan for an hwloc XML topology (with --dry-run)\n"
@@ -83,12 +115,29 @@ static const struct option longopts[] = {
 	{"threads", optional_argument, NULL, OPT_THREADS},
 	{"keep-shards", no_argument, NULL, OPT_KEEP_SHARDS},
 	{"no-buildid", no_argument, NULL, 'B'},
+	{"compression-level", optional_argument, NULL, OPT_COMP_LEVEL},
 	{"dry-run", no_argument, NULL, OPT_DRY_RUN},
 	{"topology-xml", required_argument, NULL, OPT_TOPO_XML},
 	{"synthetic", required_argument, NULL, OPT_SYNTHETIC},
 	{"verbose", no_argument, NULL, 'v'},
 	{"quiet", no_argument, NULL, 'q'},
 	{"help", no_argument, NULL, 'h'},
+	{"user-regs", optional_argument, NULL, OPT_USER_REGS},
+	{"intr-regs", optional_argument, NULL, 'I'},
+	{"raw-samples", no_argument, NULL, 'R'},
+	{"data", no_argument, NULL, 'd'},
+	{"period", no_argument, NULL, 'P'},
+	{"no-inherit", no_argument, NULL, 'i'},
+	{"switch-events", no_argument, NULL, OPT_SWITCH_EVENTS},
+	{"all-user", no_argument, NULL, OPT_ALL_USER},
+	{"all-kernel", no_argument, NULL, OPT_ALL_KERNEL},
+	{"delay", required_argument, NULL, 'D'},
+	{"max-size", required_argument, NULL, OPT_MAX_SIZE},
+	{"overwrite", no_argument, NULL, OPT_OVERWRITE},
+	{"filter", required_argument, NULL, OPT_FILTER},
+	{"cgroup", required_argument, NULL, 'G'},
+	{"uid", required_argument, NULL, 'u'},
+	{"no-buildid-cache", no_argument, NULL, 'N'},
 	{NULL, 0, NULL, 0},
 };
 
@@ -173,6 +222,7 @@ static int add_events(struct record_opts *o, const char *list)
 		return -ENOMEM;
 	if (old)
 		n[old++] = ',';
+	o->last_event_off = old; /* for --filter */
 	strcpy(n + old, list);
 	o->events = n;
 	return 0;
@@ -207,11 +257,12 @@ static int record_opts__apply(struct record_opts *o, int c, const char *arg, cha
 			BAD("-c: '%s' is not a positive period", arg);
 		break;
 	case 'g': o->callgraph_fp = true; break;
-	case OPT_CALL_GRAPH:
-		if (strcmp(arg, "fp"))
-			BAD("--call-graph: '%s' is not supported (use fp)", arg);
-		o->callgraph_fp = true;
-		break;
+	case OPT_CALL_GRAPH: return record_opts__sample(o, "call-graph", arg, err, errlen);
+	case OPT_USER_REGS: return record_opts__sample(o, "user-regs", arg, err, errlen);
+	case 'I': return record_opts__sample(o, "intr-regs", arg, err, errlen);
+	case 'D': return record_opts__sample(o, "delay", arg, err, errlen);
+	case OPT_MAX_SIZE: return record_opts__sample(o, "max-size", arg, err, errlen);
+	case OPT_FILTER: return record_opts__sample(o, "filter", arg, err, errlen);
 	case 'T': break; /* timestamps are always recorded: the merge needs them */
 	case OPT_SAMPLE_CPU: o->sample_cpu = true; break;
 	case 'k':
@@ -226,11 +277,32 @@ static int record_opts__apply(struct record_opts *o, int c, const char *arg, cha
 	case OPT_THREADS: o->threads = arg ? arg : "cpu"; break;
 	case OPT_KEEP_SHARDS: o->keep_shards = true; break;
 	case 'B': o->no_buildid = true; break;
+	case 'z': o->zlevel = 1; break;
+	case OPT_COMP_LEVEL:
+		if (!arg) {
+			o->zlevel = 1;
+			break;
+		}
+		o->zlevel = atoi(arg);
+		if (o->zlevel < 1 || o->zlevel > 22 || strspn(arg, "0123456789") != strlen(arg))
+			BAD("--compression-level: '%s' is not a level from 1 to 22", arg);
+		break;
 	case OPT_DRY_RUN: o->dry_run = true; break;
 	case OPT_TOPO_XML: o->topology_xml = arg; break;
 	case OPT_SYNTHETIC: o->synthetic = arg; break;
 	case 'v': o->verbose++; break;
 	case 'q': o->quiet = true; break;
+	case 'R': o->raw_samples = true; break;
+	case 'd': o->sample_addr = true; break;
+	case 'P': o->sample_period = true; break;
+	case 'i': o->no_inherit = true; break;
+	case 'N': o->no_buildid_cache = true; break;
+	case OPT_SWITCH_EVENTS: o->switch_events = true; break;
+	case OPT_ALL_USER: o->all_user = true; break;
+	case OPT_ALL_KERNEL: o->all_kernel = true; break;
+	case OPT_OVERWRITE: o->overwrite = true; break;
+	case 'G': o->cgroup = arg; break;
+	case 'u': o->uid = arg; break;
 	default: BAD("unknown option (see shardrec record --help)");
 	}
 	return 0;
@@ -238,12 +310,16 @@ static int record_opts__apply(struct record_opts *o, int c, const char *arg, cha
 
 static int record_opts__check(struct record_opts *o, char *err, size_t errlen)
 {
-	int targets = !!o->pid_list + !!o->tid_list + (o->system_wide || o->cpu_list);
+	int targets = !!o->pid_list + !!o->tid_list + (o->system_wide || o->cpu_list) + !!o->uid;
 
 	if (targets > 1)
-		BAD("-a/-C, -p and -t exclude each other");
-	if ((o->pid_list || o->tid_list) && o->argc)
-		BAD("-p/-t attach to running tasks: drop the command, or drop -p/-t");
+		BAD("-a/-C, -p, -t and -u exclude each other");
+	if (o->all_user && o->all_kernel)
+		BAD("--all-user and --all-kernel exclude each other");
+	if (o->cgroup && !o->system_wide && !o->cpu_list)
+		BAD("-G/--cgroup needs per-CPU events: add -a or -C");
+	if ((o->pid_list || o->tid_list || o->uid) && o->argc)
+		BAD("-p/-t/-u attach to running tasks: drop the command, or drop -p/-t/-u");
 	if (!targets && !o->argc && !o->dry_run)
 		BAD("nothing to record: give a command, -a, -C, -p or -t (see --help)");
 	if (o->freq && o->period)
@@ -266,13 +342,14 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv, char *err, 
 	optind = 1;
 	opterr = 0;
 	/* '+': stop at the first non-option, the workload's argv[0]. */
-	while ((c = getopt_long(argc, argv, "+aC:p:t:e:F:c:gTk:o:m:Bvqh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+aC:p:t:e:F:c:gTk:o:m:BvqhNRdPiI::D:G:u:z", longopts,
+				NULL)) != -1) {
 		if (c == 'h')
 			return 1;
 		if (c == '?' || c == ':') {
 			if (optopt && optopt < 256)
 				BAD("option '-%c' %s (see shardrec record --help)", optopt,
-				    strchr("CptreFckom", optopt) ? "needs a value" : "is unknown");
+				    strchr("CptreFckomDGu", optopt) ? "needs a value" : "is unknown");
 			BAD("option '%s' is unknown or needs a value (see shardrec record --help)",
 			    argv[optind - 1]);
 		}
@@ -289,4 +366,7 @@ void record_opts__release(struct record_opts *o)
 {
 	free(o->events);
 	o->events = NULL;
+	free(o->filters);
+	o->filters = NULL;
+	o->nr_filters = 0;
 }

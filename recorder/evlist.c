@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "recorder/evlist.h"
+#include "recorder/sample_config.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -111,15 +112,11 @@ int evlist__configure(struct evlist *l, const struct record_opts *o, char *err, 
 		l->nr = nr;
 		free(evs);
 	}
-	for (size_t i = 0; i < l->nr; i++) {
-		if (l->evsel[i].ev.tracepoint) {
-			snprintf(err, errlen,
-				 "%s: tracepoints are not supported yet (no HEADER_TRACING_DATA)",
-				 l->evsel[i].ev.name);
-			return -EOPNOTSUPP;
-		}
+	for (size_t i = 0; i < l->nr; i++)
 		configure_attr(&l->evsel[i], o, i == 0, ring_bytes);
-	}
+	ret = sample_config__apply(l, o, err, errlen);
+	if (ret)
+		return ret;
 	pfile_idlayout__init(&l->layout, l->evsel[0].ev.attr.sample_type, true);
 	return 0;
 }
@@ -155,7 +152,10 @@ static int *fdp(const struct evlist *l, size_t e, size_t c, size_t t)
 static int open_one(struct evlist *l, size_t e, size_t c, size_t t, char *err, size_t errlen)
 {
 	struct evsel *ev = &l->evsel[e];
-	int fd = perf_event_open(&ev->ev.attr, l->threads[t], l->cpus[c], -1, PERF_FLAG_FD_CLOEXEC);
+	/* -G: the cgroup's fd stands in for the pid (perf's PERF_FLAG_PID_CGROUP use). */
+	pid_t pid = l->has_cgroup ? l->cgroup_fd : l->threads[t];
+	unsigned long flags = PERF_FLAG_FD_CLOEXEC | (l->has_cgroup ? PERF_FLAG_PID_CGROUP : 0);
+	int fd = perf_event_open(&ev->ev.attr, pid, l->cpus[c], -1, flags);
 	char msg[512];
 
 	if (fd < 0) {
@@ -173,7 +173,7 @@ static int open_one(struct evlist *l, size_t e, size_t c, size_t t, char *err, s
 		snprintf(err, errlen, "%s: PERF_EVENT_IOC_ID: %s", ev->ev.name, strerror(errno));
 		return -errno;
 	}
-	return 0;
+	return sample_config__set_filter(ev, fd, err, errlen);
 }
 
 int evlist__open(struct evlist *l, char *err, size_t errlen)
@@ -310,6 +310,7 @@ void evlist__pfile_events(const struct evlist *l, struct pfile_event *ev)
 
 void evlist__release(struct evlist *l)
 {
+	sample_config__release(l);
 	for (size_t c = 0; l->rings && c < l->nr_cpus; c++)
 		ring__munmap(&l->rings[c]);
 	for (size_t i = 0; l->fds && i < l->nr * l->nr_cpus * l->nr_threads; i++)

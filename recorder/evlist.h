@@ -18,6 +18,7 @@
 struct evsel {
 	struct evparse_event ev; /* attr fully configured by evlist__configure */
 	uint64_t *ids;           /* nr_cpus * nr_threads */
+	const char *filter;      /* --filter for a tracepoint, NULL if none (owned) */
 };
 
 struct evlist {
@@ -30,6 +31,8 @@ struct evlist {
 	int *fds;       /* [(e * nr_cpus + c) * nr_threads + t] */
 	struct ring *rings; /* nr_cpus */
 	struct pfile_idlayout layout;
+	bool has_cgroup; /* -G: every fd counts only in cgroup_fd's cgroup */
+	int cgroup_fd;
 };
 
 /*

@@ -2,7 +2,9 @@
 /* shardrec's command line: the only place that prints or exits. */
 #include "numa/topology.h"
 #include "recorder/log.h"
+#include "recorder/loss.h"
 #include "recorder/merge.h"
+#include "recorder/privs.h"
 #include "recorder/record_opts.h"
 #include "recorder/session.h"
 #include "recorder/sysinfo.h"
@@ -21,6 +23,7 @@ static const char main_usage[] =
 	"  record [options] [-- command]   record into one perf.data (see record --help)\n"
 	"  merge DIR [-o FILE]             merge a kept or killed run's shard directory\n"
 	"  topology [options]              print the writer placement plan\n"
+	"  loss [--json] FILE...           data-loss metric of perf.data files (any recorder)\n"
 	"  help                            this text\n"
 	"  version                         print the version\n";
 
@@ -58,12 +61,13 @@ static int cmd_record(int argc, char **argv, int full_argc, char **full_argv)
 }
 
 static const char merge_usage[] =
-	"Usage: shardrec merge DIR [-o FILE] [--recover] [-B]\n"
+	"Usage: shardrec merge DIR [-o FILE] [--recover] [--decompress] [-B]\n"
 	"\n"
 	"Merge the shard directory DIR (FILE.shards/ of a run with --keep-shards,\n"
 	"or of a run that was killed) into one perf.data.\n"
 	"  -o, --output FILE   output (default: DIR without .shards, else perf.data)\n"
 	"      --recover       accept shards cut by a kill (partial records dropped)\n"
+	"      --decompress    compressed shards: write plain, time-sorted records\n"
 	"  -B, --no-buildid    do not collect build ids\n"
 	"  -q, --quiet         no summary\n";
 
@@ -90,6 +94,7 @@ static int cmd_merge(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{"output", required_argument, NULL, 'o'}, {"recover", no_argument, NULL, 'r'},
+		{"decompress", no_argument, NULL, 'd'},
 		{"no-buildid", no_argument, NULL, 'B'}, {"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 	};
@@ -105,6 +110,7 @@ static int cmd_merge(int argc, char **argv)
 		switch (c) {
 		case 'o': mo.output = optarg; break;
 		case 'r': mo.recover = true; break;
+		case 'd': mo.decompress = true; break;
 		case 'B': mo.build_ids = false; break;
 		case 'q': quiet = true; break;
 		case 'h': fputs(merge_usage, stdout); return 0;
@@ -131,14 +137,65 @@ static int cmd_merge(int argc, char **argv)
 		if (!quiet)
 			fprintf(stderr,
 				"[ shardrec merge: wrote %.3f MB %s (%llu samples), %llu lost records, "
-				"%llu lost samples, %llu truncated shards, %.2f s ]\n",
+				"%llu lost samples, %llu truncated and %llu damaged shards, %.2f s ]\n",
 				st.bytes_out / 1e6, mo.output, (unsigned long long)st.samples,
 				(unsigned long long)st.lost_records,
 				(unsigned long long)st.lost_samples,
-				(unsigned long long)st.truncated_shards, st.seconds);
+				(unsigned long long)st.truncated_shards,
+				(unsigned long long)st.damaged_shards, st.seconds);
 	}
 	merge_stats__release(&st);
 	return ret ? 1 : 0;
+}
+
+static const char loss_usage[] =
+	"Usage: shardrec loss [--json] FILE...\n"
+	"\n"
+	"Data loss of perf.data files or perf --threads directories, shardrec's or\n"
+	"perf record's (-z files are decompressed): samples, PERF_RECORD_LOST and\n"
+	"LOST_SAMPLES, and lost_time / elapsed_time (definition printed below the table).\n"
+	"  -j, --json   one JSON object per file\n";
+
+static int cmd_loss(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+	};
+	struct loss_stats *st;
+	bool json = false;
+	char err[1024];
+	int c, n, ret = 0;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "jh", lo, NULL)) != -1) {
+		switch (c) {
+		case 'j': json = true; break;
+		case 'h': fputs(loss_usage, stdout); return 0;
+		default: pr_err("loss: bad option '%s' (see shardrec loss --help)", argv[optind - 1]); return 2;
+		}
+	}
+	n = argc - optind;
+	if (n < 1) {
+		pr_err("loss: give at least one perf.data (see shardrec loss --help)");
+		return 2;
+	}
+	st = calloc(n, sizeof(*st));
+	if (!st)
+		return 1;
+	for (int i = 0; i < n && !ret; i++)
+		if (loss__analyze(argv[optind + i], &st[i], err, sizeof(err))) {
+			pr_err("loss: %s", err);
+			ret = 1;
+		}
+	if (!ret && json)
+		loss__fprint_json(stdout, (const char *const *)argv + optind, st, n);
+	else if (!ret)
+		loss__fprint_table(stdout, (const char *const *)argv + optind, st, n);
+	for (int i = 0; i < n; i++)
+		loss_stats__release(&st[i]);
+	free(st);
+	return ret;
 }
 
 static const char topology_usage[] =
@@ -184,13 +241,25 @@ static int cmd_topology(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "help";
+	char perr[256];
 
 	log__set_sink(sink);
 	log__set_level(LOG_INFO);
+	if (privs__init(perr, sizeof(perr))) {
+		pr_err("%s", perr);
+		return 1;
+	}
+	/* Only record opens events: the other commands need no capability. */
+	if (strcmp(cmd, "record") && privs__drop(perr, sizeof(perr))) {
+		pr_err("%s", perr);
+		return 1;
+	}
 	if (!strcmp(cmd, "record"))
 		return cmd_record(argc - 1, argv + 1, argc, argv);
 	if (!strcmp(cmd, "merge"))
 		return cmd_merge(argc - 1, argv + 1);
+	if (!strcmp(cmd, "loss"))
+		return cmd_loss(argc - 1, argv + 1);
 	if (!strcmp(cmd, "topology"))
 		return cmd_topology(argc - 1, argv + 1);
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {

@@ -294,6 +294,12 @@ static bool account(struct merger *m, const struct perf_event_header *h)
 	int ev;
 
 	st->records++;
+	/* perf also rejects other kernel records with an unknown id; 0 = synthesized */
+	if (h->type != PERF_RECORD_SAMPLE && pfile_idlayout__id(&m->layout, h, &id) && id &&
+	    idmap_find(m, id) < 0) {
+		m->unknown_ids++;
+		return false;
+	}
 	if (h->type == PERF_RECORD_SAMPLE) {
 		if (!pfile_idlayout__id(&m->layout, h, &id) || (ev = idmap_find(m, id)) < 0) {
 			m->unknown_ids++;
@@ -1158,13 +1164,18 @@ int merge__run(const struct merge_opts *o, struct merge_stats *st, char *err, si
 	if (ret)
 		goto out;
 	ret = write_file(&m);
-	if (!ret && m.unknown_ids)
-		snprintf(err, errlen, "dropped %llu records whose id matches no event",
-			 (unsigned long long)m.unknown_ids);
-	close(m.out_fd);
+	/* Complete or absent: on disk before it takes the output's name. */
+	if (!ret && fsync(m.out_fd))
+		ret = -errno;
+	if (close(m.out_fd) && !ret)
+		ret = -errno;
 	m.out_fd = -1;
 	if (!ret)
 		ret = merge__publish(tmp, o->output);
+	/* A note on success only: a failure's message must win. */
+	if (!ret && m.unknown_ids)
+		snprintf(err, errlen, "dropped %llu records whose id matches no event",
+			 (unsigned long long)m.unknown_ids);
 	if (ret) {
 		if (!err[0])
 			snprintf(err, errlen, "%s: %s", o->output, strerror(-ret));

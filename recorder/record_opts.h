@@ -29,6 +29,30 @@ struct record_opts {
 	bool dry_run;
 	const char *topology_xml, *synthetic;
 	clockid_t clockid;   /* -k */
+	int zlevel;          /* -z / --compression-level, 0 = off */
+	/* perf record's sample options (recorder/sample_config.c applies them) */
+	bool callgraph_dwarf;  /* --call-graph dwarf[,size] */
+	uint32_t dwarf_size;   /* user stack bytes per sample */
+	uint64_t user_regs;    /* --user-regs mask, 0 = unset */
+	uint64_t intr_regs;    /* -I/--intr-regs mask, 0 = unset */
+	bool raw_samples;      /* -R */
+	bool sample_addr;      /* -d */
+	bool sample_period;    /* -P */
+	bool no_inherit;       /* -i */
+	bool all_user, all_kernel;
+	bool switch_events;    /* --switch-events */
+	bool no_buildid_cache; /* -N: accepted, there is no cache */
+	unsigned delay_ms;     /* -D */
+	uint64_t max_size;     /* --max-size bytes, 0 = none */
+	bool overwrite;        /* --overwrite: backward rings, dumped on SIGUSR2 */
+	struct record_filter { /* --filter: applies to the -e given before it */
+		size_t events_off, events_end; /* that -e's span in @events */
+		const char *filter;
+	} *filters;
+	size_t nr_filters;
+	size_t last_event_off; /* where the last -e starts in @events */
+	const char *cgroup;    /* -G, path below the cgroup2 mount */
+	const char *uid;       /* -u, user name or number */
 	int argc;            /* workload */
 	char **argv;
 	int full_argc;       /* shardrec's own command line, for CMDLINE */

@@ -3,14 +3,19 @@
 #include "numa/topology.h"
 #include "recorder/evlist.h"
 #include "recorder/log.h"
+#include "recorder/membudget.h"
 #include "recorder/merge.h"
 #include "recorder/pfile.h"
+#include "recorder/privs.h"
 #include "recorder/recbuf.h"
+#include "recorder/record_ctl.h"
 #include "recorder/synth.h"
 #include "recorder/sysinfo.h"
 #include "recorder/target.h"
+#include "recorder/tracing_data.h"
 #include "recorder/workload.h"
 #include "recorder/writer.h"
+#include "recorder/zpass.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -70,6 +75,12 @@ static int session__target(struct session *s)
 			free(cpus);
 			return nr_threads;
 		}
+	} else if (o->uid) {
+		nr_threads = record_ctl__uid_threads(o->uid, &threads, s->err, sizeof(s->err));
+		if (nr_threads < 0) {
+			free(cpus);
+			return nr_threads;
+		}
 	} else if (s->have_workload && !o->system_wide && !o->cpu_list) {
 		all = s->wl.pid;
 	}
@@ -93,6 +104,10 @@ static int session__plan(struct session *s)
 	s->topo = topo__load(&tp, s->err, sizeof(s->err));
 	if (!s->topo)
 		return -EINVAL;
+	/* Another machine's plan (--dry-run only): its CPUs, not our online ones. */
+	if (!topo__is_this_system(s->topo))
+		return plan__build_list(&s->plan, s->topo, &spec, s->o->cpu_list, s->err,
+					sizeof(s->err));
 	return plan__build(&s->plan, s->topo, &spec, s->evl.cpus, s->evl.nr_cpus, s->err,
 			   sizeof(s->err));
 }
@@ -121,6 +136,7 @@ static int session__writers(struct session *s)
 			.idx = g, .group = grp, .nr_rings = grp->nr_cpus, .dirfd = s->dirfd,
 			.clockid = s->o->clockid, .idle_ms = WRITER_IDLE_MS,
 			.pin = topo__is_this_system(s->topo),
+			.zlevel = s->o->zlevel,
 		};
 
 		s->group_rings[g] = calloc(grp->nr_cpus, sizeof(struct ring));
@@ -214,19 +230,25 @@ static int session__synth(struct session *s, struct recbuf *b)
 	struct synth sy = {.layout = &s->evl.layout, .out = b};
 	int ret;
 
+	/* The kernel checks CAP_SYSLOG with the creds of the open of kallsyms. */
+	privs__raise(PRIVS_F(PRIVS_SYSLOG));
 	ret = synth__kernel_mmap(&sy);
-	if (ret == -EPERM)
-		pr_warn("kernel addresses are hidden (kptr_restrict): kernel symbols will not "
-			"resolve");
+	if (ret == -EPERM && privs__samples_kernel(&s->evl))
+		pr_warn("kernel addresses are hidden: kernel symbols will not resolve (needs "
+			"CAP_SYSLOG, or kernel.kptr_restrict=0 and kernel.perf_event_paranoid <= 1)");
 	ret = synth__modules(&sy);
+	privs__lower();
 	if (ret && ret != -ENOENT)
 		pr_warn("cannot synthesize module maps: %s", strerror(-ret));
+	/* Other users' /proc/PID/maps, when the site granted CAP_SYS_PTRACE. */
+	privs__raise(PRIVS_F(PRIVS_SYS_PTRACE));
 	if (s->o->system_wide || s->o->cpu_list)
 		ret = synth__all_processes(&sy);
 	else if (s->have_workload)
 		ret = synth__process(&sy, s->wl.pid);
 	else
 		ret = synth_threads(s, &sy);
+	privs__lower();
 	if (ret && ret != -ESRCH)
 		return ret;
 	ret = synth__thread_map(&sy, s->evl.threads, s->evl.nr_threads);
@@ -254,6 +276,8 @@ static int session__features(struct session *s, struct pfile_featset *fs,
 	ret = sysinfo__collect(fs, s->o->full_argc, s->o->full_argv, NULL, NULL);
 	if (!ret)
 		ret = pfile_feat__event_desc(fs, ev, s->evl.nr);
+	if (!ret)
+		ret = tracing_data__feature(fs, ev, s->evl.nr, NULL, s->err, sizeof(s->err));
 	clock_getres(s->o->clockid, &res);
 	if (!ret)
 		ret = pfile_feat__clockid(fs, (uint64_t)res.tv_sec * 1000000000ULL + res.tv_nsec);
@@ -263,6 +287,9 @@ static int session__features(struct session *s, struct pfile_featset *fs,
 
 		ret = pfile_feat__clock_data(fs, s->o->clockid, tod, clk);
 	}
+	/* The merge fills in the ratio; the level is only known here. */
+	if (!ret && s->o->zlevel)
+		ret = pfile_feat__compressed(fs, s->o->zlevel, 0, ZPASS_MMAP_LEN);
 	return ret;
 }
 
@@ -389,6 +416,11 @@ static bool session__should_stop(struct session *s)
 			return true;
 		}
 	}
+	if (s->o->max_size && record_ctl__shard_bytes(s->dirfd, s->nr_writers) > s->o->max_size) {
+		pr_info("[ shardrec record: size limit reached (%llu KB), stopping session ]",
+			(unsigned long long)(s->o->max_size >> 10));
+		return true;
+	}
 	if (s->have_workload)
 		return workload__reap(&s->wl);
 	if (s->o->pid_list || s->o->tid_list)
@@ -411,16 +443,19 @@ static int session__go(struct session *s)
 {
 	int ret;
 
-	if (!s->have_workload || s->o->system_wide || s->o->cpu_list)
+	/* -D: nothing is enabled before the delay, not even on exec. */
+	if (!s->o->delay_ms && (!s->have_workload || s->o->system_wide || s->o->cpu_list))
 		evlist__enable(&s->evl);
-	if (!s->have_workload)
-		return 0;
-	ret = workload__start(&s->wl);
+	if (s->have_workload)
+		ret = workload__start(&s->wl);
+	else
+		ret = 0;
 	if (ret) {
 		snprintf(s->err, sizeof(s->err), "cannot run '%s': %s", s->o->argv[0],
 			 strerror(-ret));
 		return ret;
 	}
+	record_ctl__delayed_enable(&s->evl, s->o->delay_ms);
 	return 0;
 }
 
@@ -448,18 +483,40 @@ static void merge_progress(uint64_t done, uint64_t total, void *arg)
 			(unsigned long long)(total >> 20));
 }
 
+/* "ring pages on node 1", "ring pages on nodes 0,1" or "ring pages on node ? (why)". */
+static char *ring_nodes_str(const struct writer_stats *st, char *buf, size_t len)
+{
+	int nodes[64], n = 0;
+	char list[256];
+
+	if (st->node_ring >= 0) {
+		snprintf(buf, len, "ring pages on node %d", st->node_ring);
+	} else if (st->node_ring == -EXDEV) {
+		for (int i = 0; i < 64; i++)
+			if (st->ring_nodes & (1ULL << i))
+				nodes[n++] = i;
+		snprintf(buf, len, "ring pages on nodes %s", cpulist__format(nodes, n, list, sizeof(list)));
+	} else if (st->node_ring == -ENOENT) {
+		/* Touched yet absent: recent kernels map rings VM_PFNMAP, which move_pages cannot see. */
+		snprintf(buf, len, "ring pages on node ? (the kernel hides PFN-mapped rings)");
+	} else {
+		snprintf(buf, len, "ring pages on node ? (%s)", strerror(-st->node_ring));
+	}
+	return buf;
+}
+
 static void print_writers(struct session *s)
 {
-	char cpus[256];
+	char cpus[256], ring[300];
 
 	for (size_t g = 0; g < s->nr_writers; g++) {
 		const struct writer_stats *st = writer__stats(s->writers[g]);
 		const struct plan_group *grp = &s->plan.groups[g];
 
-		pr_info("writer %zu: node %d, cpus %s, %.3f MB in %llu passes, buffers on node %d%s",
+		pr_info("writer %zu: node %d, cpus %s, %.3f MB in %llu passes, buffers on node %d, %s%s",
 			g, grp->node, cpulist__format(grp->cpus, grp->nr_cpus, cpus, sizeof(cpus)),
 			st->bytes / 1e6, (unsigned long long)st->passes, st->node_buf,
-			st->err ? " (stopped early)" : "");
+			ring_nodes_str(st, ring, sizeof(ring)), st->err ? " (stopped early)" : "");
 	}
 }
 
@@ -476,6 +533,11 @@ static void print_summary(struct session *s, const struct merge_stats *ms)
 		"records, %llu lost samples ]",
 		ms->bytes_out / 1e6, s->o->output, (unsigned long long)ms->samples,
 		(unsigned long long)ms->lost_records, (unsigned long long)ms->lost_samples);
+	if (ms->compressed)
+		pr_info("[ shardrec record: Compressed %.3f MB of ring data to %.3f MB, ratio is "
+			"%.3f ]",
+			ms->bytes_raw / 1e6, ms->bytes_in / 1e6,
+			ms->bytes_in ? (double)ms->bytes_raw / ms->bytes_in : 0.0);
 	if (ms->late)
 		pr_warn("%llu records arrived later than the merge window and are out of order",
 			(unsigned long long)ms->late);
@@ -564,19 +626,26 @@ static int session__setup(struct session *s)
 		ret = workload__prepare(&s->wl, s->o->argv);
 		s->have_workload = !ret;
 	}
-	if (!ret)
+	if (!ret && !s->o->topology_xml && !s->o->synthetic)
 		ret = session__target(s);
+	if (!ret)
+		ret = privs__preflight(&s->evl, s->o, s->err, sizeof(s->err));
 	if (!ret)
 		ret = session__plan(s);
 	if (ret || s->o->dry_run)
 		return ret;
-	ret = evlist__open(&s->evl, s->err, sizeof(s->err));
+	privs__raise(PRIVS_F(PRIVS_IPC_LOCK)); /* membudget asks the effective set */
+	ret = membudget__check_self(s->o->mmap_pages, s->evl.nr_cpus, s->err, sizeof(s->err));
+	privs__lower();
 	if (!ret)
-		ret = evlist__mmap(&s->evl, s->o->mmap_pages, s->err, sizeof(s->err));
+		ret = privs__open_events(&s->evl, s->o->mmap_pages, s->err, sizeof(s->err));
 	if (!ret)
 		ret = session__mkdir(s);
 	if (!ret)
 		ret = session__write_header(s);
+	/* Before any writer thread exists: capabilities are per thread. */
+	if (!ret)
+		ret = privs__drop(s->err, sizeof(s->err));
 	if (!ret)
 		ret = session__writers(s);
 	return ret;

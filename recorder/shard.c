@@ -169,6 +169,7 @@ void shard_pass__release(struct shard_pass *p)
 	p->len = 0;
 }
 
+/* Reads exactly @len bytes: 0, -errno, or -EIO if the file ended early. */
 static int pread_all(int fd, void *buf, size_t len, uint64_t off)
 {
 	size_t done = 0;
@@ -181,10 +182,10 @@ static int pread_all(int fd, void *buf, size_t len, uint64_t off)
 		if (n < 0)
 			return -errno;
 		if (n == 0)
-			break;
+			return -EIO; /* the file shrank under us */
 		done += n;
 	}
-	return done;
+	return 0;
 }
 
 int shard_reader__next_pass(struct shard_reader *r, struct shard_pass *p, char *err,
@@ -195,8 +196,16 @@ int shard_reader__next_pass(struct shard_reader *r, struct shard_pass *p, char *
 	int n;
 
 	memset(p, 0, sizeof(*p));
-	if (r->size - r->off < sizeof(rec))
-		return 0; /* nothing, or a PASS record cut by a kill */
+	if (r->size == r->off)
+		return 0;
+	if (r->size - r->off < sizeof(rec)) {
+		/* A PASS record cut by a kill: an empty, truncated last pass. */
+		p->file_off = r->off;
+		p->truncated = true;
+		p->buf = malloc(1);
+		r->off = r->size;
+		return p->buf ? 1 : -ENOMEM;
+	}
 	n = pread_all(r->fd, &rec, sizeof(rec), r->off);
 	if (n < 0)
 		return n;

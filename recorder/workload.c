@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "recorder/workload.h"
+#include "recorder/privs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +12,8 @@
 
 static void child_run(int go, int errw, char **argv)
 {
+	/* First thing: a privileged shardrec's child holds its capabilities. */
+	int dropped = privs__workload_drop();
 	sigset_t none;
 	char c;
 	int e;
@@ -22,8 +25,9 @@ static void child_run(int go, int errw, char **argv)
 	if (read(go, &c, 1) != 1)
 		_exit(127);
 	close(go);
-	execvp(argv[0], argv);
-	e = errno;
+	if (!dropped)
+		execvpe(argv[0], argv, privs__workload_env());
+	e = dropped ? -dropped : errno;
 	if (write(errw, &e, sizeof(e)) < 0)
 		_exit(127);
 	_exit(127);

@@ -20,6 +20,9 @@ cmp -s a.txt b.txt || { diff a.txt b.txt | head; fail "merge of kept shards diff
 for sig in INT TERM; do
 	"$SHARDREC" record -a -o s.data 2>sig.err &
 	pid=$!
+	# Shards are created once the events are open: then the recorder is live.
+	for _ in $(seq 200); do [ -e s.data.shards/shard.0 ] && break; sleep 0.05; done
+	[ -e s.data.shards/shard.0 ] || fail "recorder did not start"
 	"$PROGS/hot" 400 2
 	kill -$sig $pid
 	wait $pid || { cat sig.err; fail "SIG$sig: exit $?"; }

@@ -256,6 +256,34 @@ static void test_knl_numa_groups(void **state)
 	plan__release(&plan);
 }
 
+/* Another machine's plan from -C text, or from all of its CPUs (record --dry-run). */
+static void test_build_list(void **state)
+{
+	const struct machine *m = &machines[0];
+	struct plan_spec spec;
+	struct plan plan;
+	char err[256];
+	size_t total = 0;
+
+	(void)state;
+	assert_int_equal(plan_spec__parse("numa", &spec, err, sizeof(err)), 0);
+	assert_int_equal(plan__build_list(&plan, m->t, &spec, NULL, err, sizeof(err)), 0);
+	assert_int_equal(plan.nr_groups, 4);
+	for (size_t g = 0; g < plan.nr_groups; g++)
+		total += plan.groups[g].nr_cpus;
+	assert_int_equal(total, 272);
+	plan__release(&plan);
+	assert_int_equal(plan__build_list(&plan, m->t, &spec, "0,17,200-203", err, sizeof(err)), 0);
+	assert_int_equal(plan.nr_groups, 3);
+	assert_int_equal(plan.groups[2].node, 3);
+	assert_int_equal(plan.groups[2].nr_cpus, 4);
+	plan__release(&plan);
+	assert_int_equal(plan__build_list(&plan, m->t, &spec, "0-x", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "0-x"));
+	assert_int_equal(plan__build_list(&plan, m->t, &spec, "272", err, sizeof(err)), -EINVAL);
+	assert_int_equal(plan.nr_groups, 0);
+}
+
 static size_t range(int *cpus, int lo, int hi)
 {
 	size_t n = 0;
@@ -645,7 +673,7 @@ int main(void)
 	    cmocka_unit_test(test_policies_all_cpus), cmocka_unit_test(test_knl_numa_groups),
 	    cmocka_unit_test(test_policies_subsets),  cmocka_unit_test(test_group_node_majority),
 	    cmocka_unit_test(test_build_errors),      cmocka_unit_test(test_user_spec),
-	    cmocka_unit_test(test_plan_print),
+	    cmocka_unit_test(test_plan_print),        cmocka_unit_test(test_build_list),
 	};
 	const struct CMUnitTest others[] = {
 	    cmocka_unit_test(test_spec_parse),	     cmocka_unit_test(test_memory_only_nodes),

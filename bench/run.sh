@@ -1,0 +1,251 @@
+#!/usr/bin/env bash
+# shardrec against perf record: data loss, recorder cost and merge speed,
+# measured the same way for every tool in one run (GitHub issue 4).
+#
+# Every tool records system-wide (-a) with the same events and the same -m
+# while the workload runs as a separate process, so GNU time's figures for
+# the recorder are the recorder's alone. Per repeat the tools run in
+# rotated order, and each workload also runs unrecorded ("none") for the
+# slowdown. Ground truth: /proc/stat ctxt (context switches) and
+# /proc/vmstat pgfault (page faults), read before the recorder starts and
+# right before it is stopped. Every output file, perf's or ours, is read by
+# `shardrec loss` (recorder/loss.h defines the metric).
+#
+# Env knobs:
+#   BENCH_QUICK=1        one repeat, short workloads, 256 MB merge input
+#   BENCH_REPEATS=N      repeats (default 3, quick 1)
+#   BENCH_MMAP="128 8"   -m values (pages per CPU ring), each a full round
+#   BENCH_TOOLS, BENCH_WORKLOADS (sched cpu pf), BENCH_MERGE_MB, BENCH_MERGE_SHARDS
+#   BENCH_OUT            results directory (default bench/results)
+#   SHARDREC, PROGS, GENSHARDS, PERF   binaries (make bench sets them)
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+SHARDREC=${SHARDREC:-$root/build/shardrec}
+PROGS=${PROGS:-$root/build/progs}
+GENSHARDS=${GENSHARDS:-$root/build/bench/genshards}
+PERF=${PERF:-perf}
+QUICK=${BENCH_QUICK:-0}
+if [ "$QUICK" = 1 ]; then
+	REPEATS=${BENCH_REPEATS:-1}
+	MMAPS=${BENCH_MMAP:-8}
+	MERGE_MB=${BENCH_MERGE_MB:-256}
+	SCALE=1
+else
+	REPEATS=${BENCH_REPEATS:-3}
+	MMAPS=${BENCH_MMAP:-128 8}
+	MERGE_MB=${BENCH_MERGE_MB:-1536}
+	SCALE=4
+fi
+TOOLS=${BENCH_TOOLS:-perf perf-aio perf-threads perf-z shardrec shardrec-cpu}
+WORKLOADS=${BENCH_WORKLOADS:-sched cpu pf}
+MERGE_SHARDS=${BENCH_MERGE_SHARDS:-4}
+OUT=${BENCH_OUT:-$here/results}
+SETTLE=${BENCH_SETTLE:-1}
+NCPU=$(nproc)
+
+die() { echo "bench: $*" >&2; exit 1; }
+log() { echo "bench: $*" >&2; }
+
+for b in "$SHARDREC" "$PROGS/cpuwork" "$PROGS/pfstorm" "$GENSHARDS"; do
+	[ -x "$b" ] || die "$b missing: run 'make bench' or build it"
+done
+command -v "$PERF" >/dev/null || die "perf not found"
+[ -x /usr/bin/time ] || die "GNU time missing (apt-get install time)"
+[ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 0 ] ||
+	die "system-wide recording needs root or perf_event_paranoid <= 0"
+
+WORK=$(mktemp -d /var/tmp/shardrec-bench.XXXXXX)
+RATE_FILE=/proc/sys/kernel/perf_event_max_sample_rate
+RATE=$(cat $RATE_FILE)
+cleanup() {
+	echo "$RATE" >$RATE_FILE 2>/dev/null || true
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+mkdir -p "$OUT"
+
+# ---- workloads, events, recorders ----
+
+workload() {
+	case $1 in
+	sched) "$PERF" bench sched messaging -p -g 4 -l $((750 * SCALE)) ;;
+	# Small on purpose: sampling at -F max with -g stretches it 20-100x.
+	cpu) "$PROGS/cpuwork" $((25 * SCALE)) "$NCPU" ;;
+	pf) "$PROGS/pfstorm" $((40 * SCALE)) "$NCPU" 16 ;;
+	esac
+}
+
+# -F max is the kernel's current limit: pin it to the value found at start
+# (the kernel lowers it when sampling interrupts run long) for every tool.
+events() {
+	case $1 in
+	sched) echo "-e cs -c 1" ;;
+	cpu) echo "-e cpu-clock -F $RATE -g" ;;
+	pf) echo "-e page-faults -c 1" ;;
+	esac
+}
+
+truth() {
+	case $1 in
+	sched) awk '/^ctxt/ { print $2 }' /proc/stat ;;
+	pf) awk '/^pgfault/ { print $2 }' /proc/vmstat ;;
+	*) echo 0 ;;
+	esac
+}
+
+recorder() { # tool mmap events out
+	local tool=$1 m=$2 ev=$3 out=$4
+	case $tool in
+	perf) echo "$PERF record -a $ev -m $m -o $out" ;;
+	perf-aio) echo "$PERF record --aio -a $ev -m $m -o $out" ;;
+	perf-threads) echo "$PERF record --threads -a $ev -m $m -o $out" ;;
+	perf-z) echo "$PERF record -z -a $ev -m $m -o $out" ;;
+	shardrec) echo "$SHARDREC record -a $ev -m $m -o $out" ;;
+	shardrec-cpu) echo "$SHARDREC record --threads=cpu -a $ev -m $m -o $out" ;;
+	*) die "unknown tool $tool" ;;
+	esac
+}
+
+now() { date +%s.%N; }
+jnum() { sed -n "s/.*\"$2\": \([0-9.e+-]*\)[,}].*/\1/p" "$1" | head -1; }
+
+# ---- one measurement: appends a CSV row ----
+
+CSV=$WORK/runs.csv
+echo "mmap,workload,tool,rep,wall_s,truth,samples,lost,lost_share,loss_metric,lost_records,cpu_user,cpu_sys,maxrss_kb,out_bytes,data_bytes,merge_s,rc" >"$CSV"
+
+run_none() { # wl m rep
+	local s e
+	s=$(now)
+	workload "$1" >/dev/null 2>&1 || die "workload $1 failed"
+	e=$(now)
+	echo "$2,$1,none,$3,$(echo "$e - $s" | bc),,,,,,,,,,,,," >>"$CSV"
+}
+
+run_tool() { # tool wl m rep
+	local tool=$1 wl=$2 m=$3 rep=$4 out=$WORK/out.data
+	local c0 c1 s e tpid rpid rc=0 t merge_s="" cmd
+	rm -rf "$out" "$out.old" "$out.shards"
+	echo "$RATE" >$RATE_FILE
+	cmd=$(recorder "$tool" "$m" "$(events "$wl")" "$out")
+	c0=$(truth "$wl")
+	# shellcheck disable=SC2086
+	/usr/bin/time -f '%U %S %M' -o "$WORK/time.txt" $cmd >"$WORK/rec.out" 2>"$WORK/rec.err" &
+	tpid=$!
+	sleep "$SETTLE"
+	rpid=$(pgrep -P $tpid | head -1) || die "$tool did not start: $(cat "$WORK/rec.err")"
+	s=$(now)
+	workload "$wl" >/dev/null 2>&1 || die "workload $wl failed"
+	e=$(now)
+	sleep 0.2
+	c1=$(truth "$wl")
+	kill -INT "$rpid"
+	wait $tpid || rc=$?
+	# perf record re-raises SIGINT once its file is complete: 130 is a clean stop.
+	[ $rc = 130 ] && rc=0
+	t=$(tail -n 1 "$WORK/time.txt")
+	if [[ $tool == shardrec* ]]; then
+		merge_s=$(sed -n 's/.*merged .* of shards in \([0-9.]*\) s.*/\1/p' "$WORK/rec.err" | tail -1)
+	fi
+	if ! "$SHARDREC" loss --json "$out" >"$WORK/loss.json" 2>"$WORK/loss.err"; then
+		log "$tool $wl -m $m: loss failed: $(cat "$WORK/loss.err")"
+		echo "{}" >"$WORK/loss.json"
+		[ $rc != 0 ] || rc=98
+	fi
+	local L=$WORK/loss.json
+	echo "$m,$wl,$tool,$rep,$(echo "$e - $s" | bc),$((c1 - c0)),$(jnum $L samples),$(jnum $L lost),$(jnum $L lost_share),$(jnum $L loss_metric),$(jnum $L lost_records),${t// /,},$(du -sb "$out" | cut -f1),$(jnum $L data_bytes),$merge_s,$rc" >>"$CSV"
+	[ $rc = 0 ] || { log "$tool $wl -m $m exited $rc:"; tail -3 "$WORK/rec.err" >&2; }
+	rm -rf "$out" "$out.old" "$out.shards"
+}
+
+# ---- merge benchmark ----
+
+MCSV=$WORK/merge.csv
+echo "tool,cache,rep,bytes,seconds,maxrss_kb" >"$MCSV"
+
+drop_caches() { sync; echo 3 >/proc/sys/vm/drop_caches 2>/dev/null; }
+
+merge_one() { # tool cache rep dir bytes
+	local tool=$1 cache=$2 rep=$3 d=$4 bytes=$5 t
+	rm -rf "$WORK/m.out" "$WORK/m.out.old" "$WORK/cp"
+	mkdir -p "$WORK/cp"
+	sync
+	if [ "$cache" = cold ]; then drop_caches || return 0; else cat "$d"/shard.* >/dev/null; fi
+	case $tool in
+	cat) /usr/bin/time -f '%e %M' -o "$WORK/mt.txt" sh -c "cat $d/shard.* >/dev/null" ;;
+	cp) /usr/bin/time -f '%e %M' -o "$WORK/mt.txt" cp "$d"/shard.* "$WORK/cp/" ;;
+	merge) /usr/bin/time -f '%e %M' -o "$WORK/mt.txt" "$SHARDREC" merge -q "$d" -o "$WORK/m.out" ;;
+	esac
+	t=$(tail -n 1 "$WORK/mt.txt")
+	echo "$tool,$cache,$rep,$bytes,${t// /,}" >>"$MCSV"
+}
+
+merge_bench() {
+	local base=$WORK/mbase.data d bytes
+	log "merge: generating $MERGE_MB MB in $MERGE_SHARDS shards"
+	"$SHARDREC" record -q -a -e cs -c 1 --keep-shards -o "$base" -- sleep 0.1 >/dev/null
+	d=$base.shards
+	rm -f "$d"/shard.*
+	"$GENSHARDS" "$d" "$MERGE_SHARDS" $((MERGE_MB / MERGE_SHARDS))
+	bytes=$(cat "$d"/shard.* | wc -c)
+	for rep in $(seq "$REPEATS"); do
+		for cache in warm cold; do
+			for tool in cat cp merge; do
+				log "merge: $tool $cache rep $rep"
+				merge_one $tool $cache "$rep" "$d" "$bytes"
+			done
+		done
+	done
+	rm -rf "$d" "$WORK/m.out" "$WORK/cp"
+}
+
+# ---- machine ----
+
+machine() {
+	echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "kernel: $(uname -srm)"
+	echo "cpu: $(lscpu | sed -n 's/^Model name: *//p'), $NCPU online CPUs," \
+		"$(lscpu | sed -n 's/^NUMA node(s): *//p') NUMA node(s)"
+	echo "memory: $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
+	echo "disk: $(df -h "$WORK" | awk 'NR == 2 { print $1 " " $2 }')"
+	echo "perf: $($PERF version)"
+	echo "shardrec: $("$SHARDREC" version) ($(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo ?))"
+	echo "perf_event_paranoid: $(cat /proc/sys/kernel/perf_event_paranoid)," \
+		"perf_event_max_sample_rate: $RATE, perf_event_mlock_kb: $(cat /proc/sys/kernel/perf_event_mlock_kb)"
+	echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) (other jobs on the machine add noise)"
+	echo "pmu: $([ -d /sys/bus/event_source/devices/cpu ] && echo hardware || echo 'none (software events only)')"
+	echo "config: quick=$QUICK repeats=$REPEATS mmap=[$MMAPS] workloads=[$WORKLOADS] tools=[$TOOLS]" \
+		"merge=${MERGE_MB}MB/${MERGE_SHARDS} shards settle=${SETTLE}s"
+}
+
+# ---- main ----
+
+machine >"$OUT/machine.txt"
+cat "$OUT/machine.txt" >&2
+read -r -a tools <<<"$TOOLS"
+for rep in $(seq "$REPEATS"); do
+	for m in $MMAPS; do
+		for wl in $WORKLOADS; do
+			run_none "$wl" "$m" "$rep"
+			# Rotate the order each repeat so no tool always runs first.
+			n=${#tools[@]}
+			for ((i = 0; i < n; i++)); do
+				tool=${tools[$(((i + rep - 1) % n))]}
+				log "rep $rep -m $m $wl: $tool"
+				run_tool "$tool" "$wl" "$m" "$rep"
+			done
+		done
+	done
+done
+merge_bench
+cp "$CSV" "$OUT/runs.csv"
+cp "$MCSV" "$OUT/merge.csv"
+python3 "$here/report.py" "$OUT"
+if command -v gnuplot >/dev/null; then
+	(cd "$OUT" && gnuplot "$here/plot.gnuplot") || log "gnuplot failed"
+else
+	log "gnuplot not installed (apt-get install gnuplot-nox): no loss.png"
+fi
+log "results in $OUT: results.md, loss.png, machine.txt, runs.csv, merge.csv"

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Privileges of a shardrec installed with file capabilities (setcap
+ * cap_perfmon,cap_ipc_lock,cap_syslog+ep): shardrec is then a privileged
+ * program and behaves like one.
+ *
+ *  - At start the permitted set is cut to the capabilities shardrec uses and
+ *    the effective set is emptied: each capability is raised only around
+ *    the call that needs it (perf_event_open, mmap, reading /proc/kallsyms).
+ *  - Before opening events, the preflight compares what was asked with the
+ *    capabilities and the sysctls and says in one line what is missing; it
+ *    falls back to user-space-only events where perf does.
+ *  - Once events, rings and the header exist, everything is dropped, before
+ *    the writer threads exist (capabilities are per thread: they inherit the
+ *    empty sets).
+ *  - The workload runs with the real uid/gid, empty capability sets and
+ *    no_new_privs.
+ *
+ * A real root (uid 0, e.g. under sudo) is left alone: its workload runs as
+ * root and its files belong to root, as with perf. A plain install (no
+ * capabilities) changes nothing but the preflight. Process credentials are
+ * process-wide, so the state here is too (set once by privs__init).
+ */
+#ifndef SHARDREC_PRIVS_H
+#define SHARDREC_PRIVS_H
+
+#include "recorder/evlist.h"
+#include "recorder/evparse.h"
+#include "recorder/record_opts.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* The capabilities shardrec uses; PRIVS_F() makes a mask. */
+enum privs_cap {
+	PRIVS_PERFMON,   /* perf_event_open beyond perf_event_paranoid */
+	PRIVS_SYS_ADMIN, /* the same on kernels before 5.8 (no CAP_PERFMON) */
+	PRIVS_IPC_LOCK,  /* rings beyond perf_event_mlock_kb + RLIMIT_MEMLOCK */
+	PRIVS_SYSLOG,    /* /proc/kallsyms and /proc/modules addresses */
+	PRIVS_SYS_PTRACE, /* optional: other users' /proc/PID/maps, -p on them */
+	PRIVS_NR,
+};
+#define PRIVS_F(c) (1u << (c))
+
+enum privs_mode {
+	PRIVS_PLAIN,      /* no capabilities: nothing to manage */
+	PRIVS_ROOT,       /* real uid 0: unchanged behaviour */
+	PRIVS_CAPS,       /* holds capabilities as a non-root user */
+};
+
+/*
+ * What the machine allows: sysctls and the capabilities held. (The ring
+ * memory budget and CAP_IPC_LOCK are membudget's: raise PRIVS_IPC_LOCK
+ * around membudget__check_self, which asks the effective set.)
+ */
+struct privs_env {
+	int paranoid;                 /* kernel.perf_event_paranoid */
+	int kptr_restrict;            /* kernel.kptr_restrict */
+	unsigned int held;            /* PRIVS_F() of capabilities in the permitted set */
+};
+
+/* What the command line asks for. */
+struct privs_req {
+	const char *cpu_wide;         /* "-a" / "-C": CPU-wide events, else NULL */
+	pid_t foreign_tid;            /* a -p/-t thread of another user, else 0 */
+};
+
+/*
+ * Sets up privilege handling for this process: detects the mode, cuts the
+ * permitted set to the capabilities above and empties the effective,
+ * inheritable and ambient sets. Refuses set-user-ID/set-group-ID installs.
+ * 0 / -errno with one line in @err.
+ */
+int privs__init(char *err, size_t errlen);
+/* The mode privs__init found. */
+enum privs_mode privs__mode(void);
+
+/* Fills @env from /proc/sys, getrlimit and the permitted set. */
+void privs__env_read(struct privs_env *env);
+
+/*
+ * The decision, without I/O (unit-tested): checks @req and the events
+ * @ev[@nr].ev against @env. Events that would sample the kernel where it is
+ * not allowed fall back to user space only (exclude_kernel/hv, ":u" added
+ * to the name) as perf does, with one line in @warn (else @warn is "").
+ * 0, or -EACCES / -EPERM with one line in @err naming the missing
+ * capability and the sysctl.
+ */
+int privs__check(const struct privs_env *env, const struct privs_req *req, struct evsel *ev,
+		 size_t nr, char *err, size_t errlen, char *warn,
+		 size_t warnlen);
+
+/*
+ * Refuses an output path that is a symbolic link (a planted link in a
+ * shared directory must not decide where the recording goes). 0 when the
+ * path is absent or not a link; -ELOOP with one line in @err.
+ */
+int privs__check_output(const char *path, char *err, size_t errlen);
+
+/*
+ * The preflight of `record`, between target and open: reads the
+ * environment, runs privs__check on @l's events (the fallback edits them),
+ * refuses a symlinked output, logs the warning line. Also keeps
+ * user-chosen plugins out of a privileged process. Checks nothing for
+ * --dry-run. 0 / -errno with one line in @err.
+ */
+int privs__preflight(struct evlist *l, const struct record_opts *o, char *err, size_t errlen);
+/*
+ * evlist__open with CAP_PERFMON (and CAP_SYS_PTRACE for -p/-t) raised, then
+ * evlist__mmap with CAP_IPC_LOCK raised. 0 / -errno with one line in @err.
+ */
+int privs__open_events(struct evlist *l, size_t pages, char *err, size_t errlen);
+
+/* true when an event of @l samples the kernel (so its symbols matter). */
+bool privs__samples_kernel(const struct evlist *l);
+
+/*
+ * Raises the capabilities of @mask that are held into the effective set
+ * (those not held are skipped: the call then fails as it would without
+ * them). No-op unless PRIVS_CAPS. 0 / -errno.
+ */
+int privs__raise(unsigned int mask);
+/* Empties the effective set again. */
+void privs__lower(void);
+/*
+ * Drops every capability for good (permitted too). Call it while the
+ * process has a single thread (-EBUSY otherwise). No-op unless
+ * PRIVS_CAPS. 0 / -errno with one line in @err.
+ */
+int privs__drop(char *err, size_t errlen);
+/*
+ * In the forked workload, before exec: real uid/gid, empty capability sets
+ * (ambient too), no_new_privs. Async-signal-safe apart from libcap's
+ * allocation (the child of a single-threaded parent). 0 / -errno.
+ */
+int privs__workload_drop(void);
+/*
+ * The environment to exec the workload with: the one shardrec was started
+ * with. A file-capability start is a secure-execution one, where glibc
+ * removes LD_LIBRARY_PATH, LD_PRELOAD, TMPDIR, MALLOC_*... from environ;
+ * the unprivileged workload gets them back from /proc/self/environ, as if
+ * the user had run it directly. environ when nothing was removed.
+ */
+char **privs__workload_env(void);
+
+#endif

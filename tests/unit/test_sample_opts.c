@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf record's sample options: --call-graph and register parsing, the
+ * option values of cli_sample.c, and HEADER_TRACING_DATA built from a fake
+ * tracefs tree, decoded back field by field.
+ */
+#include "recorder/callchain.h"
+#include "recorder/cli_sample.h"
+#include "recorder/record_opts.h"
+#include "recorder/tracing_data.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+static char err[512];
+
+static void test_call_graph(void **state)
+{
+	enum callchain_mode m;
+	uint32_t size = 0;
+
+	(void)state;
+	assert_int_equal(callchain__parse("fp", &m, &size, err, sizeof(err)), 0);
+	assert_int_equal(m, CALLCHAIN_FP);
+	assert_int_equal(callchain__parse("dwarf", &m, &size, err, sizeof(err)), 0);
+	assert_int_equal(m, CALLCHAIN_DWARF);
+	assert_int_equal(size, 8192);
+	assert_int_equal(callchain__parse("dwarf,1024", &m, &size, err, sizeof(err)), 0);
+	assert_int_equal(size, 1024);
+	/* perf rounds up to 8 bytes */
+	assert_int_equal(callchain__parse("dwarf,1001", &m, &size, err, sizeof(err)), 0);
+	assert_int_equal(size, 1008);
+	assert_int_equal(callchain__parse("dwarf,65528", &m, &size, err, sizeof(err)), 0);
+	assert_int_equal(callchain__parse("dwarf,65529", &m, &size, err, sizeof(err)), -EINVAL);
+	assert_int_equal(callchain__parse("dwarf,0", &m, &size, err, sizeof(err)), -EINVAL);
+	assert_int_equal(callchain__parse("dwarf,x", &m, &size, err, sizeof(err)), -EINVAL);
+	assert_int_equal(callchain__parse("lbr", &m, &size, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "PMU"));
+	assert_int_equal(callchain__parse("fpx", &m, &size, err, sizeof(err)), -EINVAL);
+	assert_int_equal(callchain__parse("", &m, &size, err, sizeof(err)), -EINVAL);
+}
+
+static void test_regs(void **state)
+{
+	uint64_t mask;
+
+	(void)state;
+#if defined(__x86_64__)
+	assert_int_equal(callchain__parse_regs("IP,SP,BP", &mask, err, sizeof(err)), 0);
+	assert_int_equal(mask, 0x1c0); /* what perf 6.1 sets for --user-regs=IP,SP,BP */
+	assert_int_equal(callchain__parse_regs("ip,r15", &mask, err, sizeof(err)), 0);
+	assert_int_equal(mask, (1ULL << 8) | (1ULL << 23));
+	assert_int_equal(callchain__parse_regs(NULL, &mask, err, sizeof(err)), 0);
+	assert_int_equal(mask, 0xff0fff); /* perf's PERF_REGS_MASK: no segment registers */
+	assert_int_equal(callchain__dwarf_min_regs(), 0x180);
+	assert_int_equal(callchain__parse_regs("IP,XX", &mask, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "XX"));
+	assert_int_equal(callchain__parse_regs("IP,,", &mask, err, sizeof(err)), -EINVAL);
+#else
+	assert_int_equal(callchain__parse_regs("IP", &mask, err, sizeof(err)), -EOPNOTSUPP);
+#endif
+}
+
+static void test_cli_values(void **state)
+{
+	struct record_opts o = {0};
+
+	(void)state;
+	assert_int_equal(record_opts__sample(&o, "max-size", "2M", err, sizeof(err)), 0);
+	assert_int_equal(o.max_size, 2 << 20);
+	assert_int_equal(record_opts__sample(&o, "max-size", "300", err, sizeof(err)), 0);
+	assert_int_equal(o.max_size, 300);
+	assert_int_equal(record_opts__sample(&o, "max-size", "1k", err, sizeof(err)), 0);
+	assert_int_equal(o.max_size, 1024);
+	assert_int_equal(record_opts__sample(&o, "max-size", "1X", err, sizeof(err)), -EINVAL);
+	assert_int_equal(record_opts__sample(&o, "max-size", "-1", err, sizeof(err)), -EINVAL);
+	assert_int_equal(record_opts__sample(&o, "delay", "250", err, sizeof(err)), 0);
+	assert_int_equal(o.delay_ms, 250);
+	assert_int_equal(record_opts__sample(&o, "delay", "-1", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "control fd"));
+	assert_int_equal(record_opts__sample(&o, "delay", "1s", err, sizeof(err)), -EINVAL);
+	/* --filter needs an -e before it */
+	assert_int_equal(record_opts__sample(&o, "filter", "prev_pid > 0", err, sizeof(err)),
+			 -EINVAL);
+	o.events = strdup("cpu-clock,sched:sched_switch");
+	o.last_event_off = 10;
+	assert_int_equal(record_opts__sample(&o, "filter", "prev_pid > 0", err, sizeof(err)), 0);
+	assert_int_equal(o.nr_filters, 1);
+	assert_int_equal(o.filters[0].events_off, 10);
+	assert_int_equal(o.filters[0].events_end, strlen(o.events));
+	assert_int_equal(record_opts__sample(&o, "call-graph", "dwarf,512", err, sizeof(err)), 0);
+	assert_true(o.callgraph_dwarf && !o.callgraph_fp && o.dwarf_size == 512);
+	assert_int_equal(record_opts__sample(&o, "call-graph", "fp", err, sizeof(err)), 0);
+	assert_true(!o.callgraph_dwarf && o.callgraph_fp);
+	record_opts__release(&o);
+}
+
+/* ---- tracing data from a fake tracefs ---- */
+
+static char root[64];
+
+static void put_file(const char *rel, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void mk(const char *rel)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	assert_int_equal(mkdir(path, 0700), 0);
+}
+
+static const char *fmt_switch = "name: sched_switch\nID: 42\nformat:\n\tfield:int a;\n";
+static const char *fmt_wakeup = "name: sched_wakeup\nID: 43\nformat:\n\tfield:int b;\n";
+static const char *fmt_irq = "name: irq_handler_entry\nID: 7\nformat:\n";
+
+static int tracefs_setup(void **state)
+{
+	(void)state;
+	snprintf(root, sizeof(root), "/tmp/test-tracefs.XXXXXX");
+	assert_non_null(mkdtemp(root));
+	mk("events");
+	mk("events/sched");
+	mk("events/sched/sched_switch");
+	mk("events/sched/sched_wakeup");
+	mk("events/irq");
+	mk("events/irq/irq_handler_entry");
+	put_file("events/header_page", "HP");
+	put_file("events/header_event", "HEV");
+	put_file("events/sched/sched_switch/id", "42\n");
+	put_file("events/sched/sched_switch/format", fmt_switch);
+	put_file("events/sched/sched_wakeup/id", "43\n");
+	put_file("events/sched/sched_wakeup/format", fmt_wakeup);
+	put_file("events/irq/irq_handler_entry/id", "7\n");
+	put_file("events/irq/irq_handler_entry/format", fmt_irq);
+	put_file("printk_formats", "0x1 : \"x\"\n");
+	return 0;
+}
+
+static int tracefs_teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	return system(cmd);
+}
+
+struct cursor {
+	const unsigned char *p, *end;
+};
+
+static uint64_t take(struct cursor *c, size_t n)
+{
+	uint64_t v = 0;
+
+	assert_true(c->p + n <= c->end);
+	memcpy(&v, c->p, n);
+	c->p += n;
+	return v;
+}
+
+static void expect_bytes(struct cursor *c, const void *s, size_t n)
+{
+	assert_true(c->p + n <= c->end);
+	assert_memory_equal(c->p, s, n);
+	c->p += n;
+}
+
+static void expect_file(struct cursor *c, size_t hdr, const char *text)
+{
+	assert_int_equal(take(c, hdr), strlen(text));
+	expect_bytes(c, text, strlen(text));
+}
+
+static void test_tracing_data(void **state)
+{
+	struct pfile_featset fs = {0};
+	struct pfile_event ev[3] = {0};
+	struct cursor c;
+
+	(void)state;
+	ev[0].attr.type = PERF_TYPE_SOFTWARE;
+	ev[0].name = "cpu-clock";
+	ev[1].attr.type = PERF_TYPE_TRACEPOINT;
+	ev[1].attr.config = 43;
+	ev[1].name = "renamed"; /* name= term: found by id */
+	ev[2].attr.type = PERF_TYPE_TRACEPOINT;
+	ev[2].attr.config = 42;
+	ev[2].name = "sched:sched_switch";
+	assert_int_equal(tracing_data__feature(&fs, ev, 3, root, err, sizeof(err)), 0);
+	assert_true(pfile_featset__has(&fs, PFILE_FEAT_TRACING_DATA));
+	c.p = fs.sec[PFILE_FEAT_TRACING_DATA].data;
+	c.end = c.p + fs.sec[PFILE_FEAT_TRACING_DATA].size;
+	expect_bytes(&c, "\027\010\104tracing", 10);
+	expect_bytes(&c, "0.6", 4);
+	assert_int_equal(take(&c, 1), 0);
+	assert_int_equal(take(&c, 1), sizeof(long));
+	assert_int_equal(take(&c, 4), sysconf(_SC_PAGESIZE));
+	expect_bytes(&c, "header_page", 12);
+	expect_file(&c, 8, "HP");
+	expect_bytes(&c, "header_event", 13);
+	expect_file(&c, 8, "HEV");
+	assert_int_equal(take(&c, 4), 0); /* no ftrace events */
+	assert_int_equal(take(&c, 4), 1); /* one system: sched, irq unused */
+	expect_bytes(&c, "sched", 6);
+	assert_int_equal(take(&c, 4), 2);
+	expect_file(&c, 8, fmt_wakeup);
+	expect_file(&c, 8, fmt_switch);
+	assert_int_equal(take(&c, 4), 0); /* kallsyms: empty, as perf 6.1 */
+	expect_file(&c, 4, "0x1 : \"x\"\n");
+	assert_int_equal(take(&c, 8), 0); /* no saved_cmdlines file: empty */
+	assert_ptr_equal(c.p, c.end);
+	pfile_featset__release(&fs);
+
+	/* no tracepoint: no feature */
+	assert_int_equal(tracing_data__feature(&fs, ev, 1, root, err, sizeof(err)), 0);
+	assert_false(pfile_featset__has(&fs, PFILE_FEAT_TRACING_DATA));
+	/* an id nobody has */
+	ev[2].attr.config = 99;
+	assert_int_equal(tracing_data__feature(&fs, ev, 3, root, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "99"));
+	pfile_featset__release(&fs);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_call_graph),
+	    cmocka_unit_test(test_regs),
+	    cmocka_unit_test(test_cli_values),
+	    cmocka_unit_test_setup_teardown(test_tracing_data, tracefs_setup, tracefs_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
