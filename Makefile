@@ -66,7 +66,7 @@ e2e: shardrec $(PROG_BINS)
 
 # Everything CI runs. The qemu NUMA guest skips (exit 0) where qemu or a
 # Debian kernel is missing; .ci/packages installs them.
-check: unit e2e sanitize check-qemu
+check: unit e2e sanitize check-qemu fuzz-regress
 
 # Benchmarks against perf record (bench/run.sh; quick by default here,
 # BENCH_QUICK=0 for the full run, results in bench/results/).
@@ -88,12 +88,48 @@ check-qemu: $(BUILD)/shardrec $(PROG_BINS)
 # ASan+UBSan and TSan builds in their own trees; run unit tests and the
 # threaded end-to-end smoke test under each.
 sanitize:
-	$(Q)$(MAKE) --no-print-directory BUILD=build-asan SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" OPT="-O1 -g" sanitize-run
+	$(Q)$(MAKE) --no-print-directory BUILD=build-asan SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" OPT="-O1 -g" sanitize-run fuzz-regress
 	$(Q)$(MAKE) --no-print-directory BUILD=build-tsan SAN="-fsanitize=thread" OPT="-O1 -g" sanitize-run
 
 sanitize-run: $(BUILD)/shardrec $(UNIT_BINS) $(PROG_BINS)
 	$(Q)set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
 	$(Q)SHARDREC=$(CURDIR)/$(BUILD)/shardrec PROGS=$(CURDIR)/$(BUILD)/progs E2E_ONLY=smoke tests/run-e2e.sh
+
+# Fuzzing (tests/fuzz/README.md). fuzz-regress, part of check (and of the
+# ASan build in sanitize), replays the seed corpora and every saved crasher
+# through the targets without libFuzzer. `make fuzz` (opt-in) builds them with
+# clang's libFuzzer + ASan/UBSan in build-fuzz/ and runs each FUZZ_SECONDS;
+# crashers land in tests/fuzz/regress/TARGET/, to be kept once fixed.
+FUZZ_TARGETS := fuzz_pfile fuzz_shard fuzz_zpass fuzz_merge
+FUZZ_SECONDS ?= 60
+FUZZ_CC ?= clang
+FUZZ_FLAGS ?=
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/driver.c tests/fuzz/fuzz_util.h $(BUILD)/libshardrec.a
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/driver.c $(BUILD)/libshardrec.a $(LDLIBS)
+
+fuzz-regress: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
+	$(Q)set -e; for t in $(FUZZ_TARGETS); do \
+		$(BUILD)/fuzz/$$t tests/fuzz/corpus/$$t $$(ls -d tests/fuzz/regress/$$t 2>/dev/null); done
+
+fuzz:
+	$(Q)$(MAKE) --no-print-directory BUILD=build-fuzz CC=$(FUZZ_CC) OPT="-O1 -g" \
+		SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -Wno-unknown-warning-option" fuzz-run
+
+$(BUILD)/fuzz-lf/%: tests/fuzz/%.c tests/fuzz/fuzz_util.h $(BUILD)/libshardrec.a
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -fsanitize=fuzzer -o $@ $< $(BUILD)/libshardrec.a $(LDLIBS)
+
+fuzz-run: $(FUZZ_TARGETS:%=$(BUILD)/fuzz-lf/%)
+	$(Q)fail=0; for t in $(FUZZ_TARGETS); do mkdir -p $(BUILD)/corpus/$$t tests/fuzz/regress/$$t; \
+		echo "== $$t ($(FUZZ_SECONDS) s)"; \
+		$(BUILD)/fuzz-lf/$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $(FUZZ_FLAGS) \
+			-artifact_prefix=tests/fuzz/regress/$$t/ $(BUILD)/corpus/$$t tests/fuzz/corpus/$$t \
+			2>$(BUILD)/fuzz-$$t.log || { fail=1; tail -n 60 $(BUILD)/fuzz-$$t.log; }; \
+		grep -E '^stat::number_of_executed_units|^Done' $(BUILD)/fuzz-$$t.log || true; done; exit $$fail
 
 # Site install for non-root users (README, "Privileges"):
 #   make install PERF_GROUP=perfusers PERF_CAPS=1
@@ -109,9 +145,9 @@ format:
 	clang-format -i $(LIB_SRCS) recorder/main.c $(wildcard */*.h) $(UNIT_SRCS)
 
 clean:
-	rm -rf build build-asan build-tsan shardrec
+	rm -rf build build-asan build-tsan build-fuzz shardrec
 
-.PHONY: all unit e2e check check-qemu bench sanitize sanitize-run install format clean
+.PHONY: all unit e2e check check-qemu bench sanitize sanitize-run install format clean fuzz fuzz-run fuzz-regress
 .DELETE_ON_ERROR:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

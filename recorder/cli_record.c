@@ -72,7 +72,9 @@ static const char usage[] =
 	"  -o, --output FILE         output file (default perf.data; an existing\n"
 	"                            one becomes FILE.old)\n"
 	"  -m, --mmap-pages N        ring data pages per CPU, power of two, or a\n"
-	"                            size with B/K/M/G (default 128 = 512 KiB)\n"
+	"                            size with B/K/M/G (default 128 = 512 KiB);\n"
+	"                            N,M: M sizes the AUX area of an AUX event\n"
+	"                            (intel_pt//, ...; default 1 MiB)\n"
 	"      --threads[=SPEC]      writer groups: numa (default), package, l3,\n"
 	"                            core, cpu, N, or perf's 0-3/0:4-7/4 form\n"
 	"      --keep-shards         keep FILE.shards/ after the merge\n"
@@ -82,8 +84,8 @@ static const char usage[] =
 	"  -B, --no-buildid          do not collect build ids\n"
 	"  -N, --no-buildid-cache    accepted for perf compatibility (no cache)\n"
 	"      --max-size SIZE       stop when the shards exceed SIZE (B/K/M/G)\n"
-	"      --overwrite           backward (flight recorder) rings: written on\n"
-	"                            SIGUSR2 and at the end, older data overwritten\n"
+	"      --overwrite           backward (flight recorder) rings dumped on\n"
+	"                            SIGUSR2: not implemented yet, refused\n"
 	"Topology:\n"
 	"      --dry-run             print the writer plan and exit\n"
 	"      --topology-xml FILE   plan for an hwloc XML topology (with --dry-run)\n"
@@ -191,6 +193,22 @@ static int parse_mmap(const char *s, size_t *pages)
 	return 0;
 }
 
+/* -m DATA[,AUX]: perf's form; an empty part keeps its default. */
+static int parse_mmap_pair(const char *s, size_t *data, size_t *aux)
+{
+	const char *comma = strchr(s, ',');
+	char head[64];
+
+	if (!comma)
+		return parse_mmap(s, data);
+	if ((size_t)(comma - s) >= sizeof(head))
+		return -EINVAL;
+	snprintf(head, sizeof(head), "%.*s", (int)(comma - s), s);
+	if (*head && parse_mmap(head, data))
+		return -EINVAL;
+	return comma[1] ? parse_mmap(comma + 1, aux) : 0;
+}
+
 static int parse_clock(const char *s, clockid_t *c)
 {
 	static const struct {
@@ -271,8 +289,8 @@ static int record_opts__apply(struct record_opts *o, int c, const char *arg, cha
 		break;
 	case 'o': o->output = arg; break;
 	case 'm':
-		if (parse_mmap(arg, &o->mmap_pages))
-			BAD("-m: '%s' is not a power-of-two page count or size", arg);
+		if (parse_mmap_pair(arg, &o->mmap_pages, &o->aux_pages))
+			BAD("-m: '%s' is not a power-of-two page count or size (DATA[,AUX])", arg);
 		break;
 	case OPT_THREADS: o->threads = arg ? arg : "cpu"; break;
 	case OPT_KEEP_SHARDS: o->keep_shards = true; break;

@@ -85,6 +85,30 @@ static void configure_attr(struct evsel *e, const struct record_opts *o, bool fi
 	}
 }
 
+/*
+ * An event on an AUX PMU gets an AUX area per CPU (-m DATA,AUX, 1 MiB by
+ * default). Its fd must own each CPU's ring, where the area is mapped, so
+ * it must come first: perf moves it there; we ask.
+ */
+static int evlist__configure_aux(struct evlist *l, const struct record_opts *o, char *err,
+				 size_t errlen)
+{
+	l->aux_evsel = -1;
+	for (size_t i = 0; i < l->nr; i++)
+		if (l->evsel[i].ev.pmu[0] && aux_pmu__is_aux(NULL, l->evsel[i].ev.pmu)) {
+			if (i) {
+				snprintf(err, errlen, "%s: an AUX area event must come first in -e",
+					 l->evsel[i].ev.name);
+				return -EINVAL;
+			}
+			l->aux_evsel = i;
+		}
+	if (l->aux_evsel < 0)
+		return 0;
+	l->aux_pages = o->aux_pages ? o->aux_pages : (size_t)((1U << 20) / sysconf(_SC_PAGESIZE));
+	return 0;
+}
+
 int evlist__configure(struct evlist *l, const struct record_opts *o, char *err, size_t errlen)
 {
 	struct evparse_opts po = {0};
@@ -118,7 +142,7 @@ int evlist__configure(struct evlist *l, const struct record_opts *o, char *err, 
 	if (ret)
 		return ret;
 	pfile_idlayout__init(&l->layout, l->evsel[0].ev.attr.sample_type, true);
-	return 0;
+	return evlist__configure_aux(l, o, err, errlen);
 }
 
 int evlist__set_target(struct evlist *l, const int *cpus, size_t nr_cpus, const pid_t *threads,
@@ -216,6 +240,26 @@ static int redirect_cpu(struct evlist *l, size_t c, int owner, char *err, size_t
 	return 0;
 }
 
+/* The AUX area of CPU @c's ring, owned by its writer through ring.aux. */
+static int evlist__mmap_aux(struct evlist *l, size_t c, char *err, size_t errlen)
+{
+	int ret;
+
+	if (!l->aux_pages)
+		return 0;
+	if (!l->aux && !(l->aux = calloc(l->nr_cpus, sizeof(*l->aux))))
+		return -ENOMEM;
+	ret = aux_ring__mmap(&l->aux[c], &l->rings[c], l->aux_pages, false);
+	if (ret) {
+		snprintf(err, errlen, "%s: AUX area mmap of %zu pages on CPU %d failed: %s (see -m DATA,AUX)",
+			 l->evsel[l->aux_evsel].ev.name, l->aux_pages, l->cpus[c], strerror(-ret));
+		return ret;
+	}
+	l->aux[c].idx = c;
+	l->rings[c].aux = &l->aux[c];
+	return 0;
+}
+
 int evlist__mmap(struct evlist *l, size_t pages, char *err, size_t errlen)
 {
 	for (size_t c = 0; c < l->nr_cpus; c++) {
@@ -234,7 +278,9 @@ int evlist__mmap(struct evlist *l, size_t pages, char *err, size_t errlen)
 				 pages, l->cpus[c], strerror(-ret));
 			return ret;
 		}
-		ret = redirect_cpu(l, c, owner, err, errlen);
+		ret = evlist__mmap_aux(l, c, err, errlen);
+		if (!ret)
+			ret = redirect_cpu(l, c, owner, err, errlen);
 		if (ret)
 			return ret;
 	}
@@ -311,6 +357,9 @@ void evlist__pfile_events(const struct evlist *l, struct pfile_event *ev)
 void evlist__release(struct evlist *l)
 {
 	sample_config__release(l);
+	for (size_t c = 0; l->aux && c < l->nr_cpus; c++)
+		aux_ring__munmap(&l->aux[c]);
+	free(l->aux);
 	for (size_t c = 0; l->rings && c < l->nr_cpus; c++)
 		ring__munmap(&l->rings[c]);
 	for (size_t i = 0; l->fds && i < l->nr * l->nr_cpus * l->nr_threads; i++)

@@ -12,6 +12,7 @@
 #include "recorder/recbuf.h"
 #include "recorder/record_opts.h"
 #include "ringbuf/ringbuf.h"
+#include "aux/aux.h"
 
 #include <sys/types.h>
 
@@ -30,6 +31,9 @@ struct evlist {
 	size_t nr_threads;
 	int *fds;       /* [(e * nr_cpus + c) * nr_threads + t] */
 	struct ring *rings; /* nr_cpus */
+	struct aux_ring *aux; /* nr_cpus AUX areas when an event is on an AUX PMU, else NULL */
+	size_t aux_pages;     /* their size in pages, 0 = no AUX event */
+	int aux_evsel;        /* index of the AUX event, -1 if none */
 	struct pfile_idlayout layout;
 	bool has_cgroup; /* -G: every fd counts only in cgroup_fd's cgroup */
 	int cgroup_fd;

@@ -17,6 +17,7 @@
  * itself); everything else keeps the text as written, modifiers included.
  */
 #include "recorder/evparse.h"
+#include "aux/aux.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -811,6 +812,12 @@ static int pmu__event(struct evparse_ctx *ctx, const char *text, const char *pmu
 		goto out_free;
 	}
 	ret = file__read_u64(type_path, &type);
+	if (ret && aux_pmu__type(pmu) != AUX_TYPE_UNKNOWN) {
+		ret = ctx__error(ctx, -ENOENT,
+				 "AUX area PMU '%s' not present on this machine (no %s in sysfs): "
+				 "cannot record '%s'", pmu, tc.pmu_dir, text);
+		goto out_free;
+	}
 	if (ret) {
 		ret = ctx__error(ctx, -ENOENT, "unknown PMU '%s' in '%s'", pmu, text);
 		goto out_free;

@@ -124,7 +124,9 @@ static uint64_t iv_union(struct loss_ctx *c, uint64_t first)
 	for (size_t i = 0; i < c->nr_iv; i++)
 		if (c->iv[i].start == LOSS_NO_START)
 			c->iv[i].start = first < c->iv[i].end ? first : c->iv[i].end;
-	qsort(c->iv, c->nr_iv, sizeof(*c->iv), iv_cmp);
+	/* No loss: iv is NULL, which qsort may not be given even with 0 elements. */
+	if (c->nr_iv)
+		qsort(c->iv, c->nr_iv, sizeof(*c->iv), iv_cmp);
 	for (size_t i = 0; i < c->nr_iv; i++) {
 		if (open && c->iv[i].start <= e) {
 			if (c->iv[i].end > e)

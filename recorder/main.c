@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* shardrec's command line: the only place that prints or exits. */
 #include "numa/topology.h"
+#include "recorder/job.h"
 #include "recorder/log.h"
 #include "recorder/loss.h"
 #include "recorder/merge.h"
@@ -21,6 +22,7 @@ static const char main_usage[] =
 	"\n"
 	"Commands:\n"
 	"  record [options] [-- command]   record into one perf.data (see record --help)\n"
+	"  job [options] -- app [args]     in a batch job's ranks: one perf.data per node\n"
 	"  merge DIR [-o FILE]             merge a kept or killed run's shard directory\n"
 	"  topology [options]              print the writer placement plan\n"
 	"  loss [--json] FILE...           data-loss metric of perf.data files (any recorder)\n"
@@ -58,6 +60,15 @@ static int cmd_record(int argc, char **argv, int full_argc, char **full_argv)
 	ret = session__record(&o);
 	record_opts__release(&o);
 	return ret;
+}
+
+static int cmd_job(int argc, char **argv, int full_argc, char **full_argv)
+{
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		fputs(job__usage(), stdout);
+		return 0;
+	}
+	return job__main(argc, argv, full_argc, full_argv);
 }
 
 static const char merge_usage[] =
@@ -250,12 +261,14 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* Only record opens events: the other commands need no capability. */
-	if (strcmp(cmd, "record") && privs__drop(perr, sizeof(perr))) {
+	if (strcmp(cmd, "record") && strcmp(cmd, "job") && privs__drop(perr, sizeof(perr))) {
 		pr_err("%s", perr);
 		return 1;
 	}
 	if (!strcmp(cmd, "record"))
 		return cmd_record(argc - 1, argv + 1, argc, argv);
+	if (!strcmp(cmd, "job"))
+		return cmd_job(argc - 1, argv + 1, argc, argv);
 	if (!strcmp(cmd, "merge"))
 		return cmd_merge(argc - 1, argv + 1);
 	if (!strcmp(cmd, "loss"))

@@ -91,6 +91,8 @@ struct merger {
 	size_t olen;
 	uint64_t ooff, data_start, since_round, last_time;
 	uint64_t unknown_ids;
+	struct pfile_section *auxidx; /* HEADER_AUXTRACE: {file offset, header.size} per AUXTRACE */
+	size_t nr_auxidx, cap_auxidx;
 	struct dso_hits *hits;
 	uint64_t in_total, next_progress;
 	char *err;
@@ -319,16 +321,69 @@ static bool account(struct merger *m, const struct perf_event_header *h)
 	} else if (h->type == PERF_RECORD_LOST_SAMPLES && h->size >= 16) {
 		memcpy(&v, (const char *)h + 8, 8);
 		st->lost_samples += v;
+	} else if (h->type == PERF_RECORD_AUX && h->size >= 32) {
+		/* { aux_offset, aux_size, flags }: a flagged record is a hole in the trace */
+		memcpy(&v, (const char *)h + 24, 8);
+		st->aux_records++;
+		st->aux_truncated += !!(v & PERF_AUX_FLAG_TRUNCATED);
+		st->aux_overwrite += !!(v & PERF_AUX_FLAG_OVERWRITE);
+		st->aux_partial += !!(v & PERF_AUX_FLAG_PARTIAL);
+		st->aux_collision += !!(v & PERF_AUX_FLAG_COLLISION);
+	} else if (h->type == PFILE_REC_AUXTRACE) {
+		st->auxtrace_records++;
 	}
 	if (m->hits)
 		dso_hits__feed(m->hits, h);
 	return true;
 }
 
+/* Notes where an AUXTRACE record lands in the output: m->ooff + m->olen before it is put. */
+static int auxidx_add(struct merger *m, const struct perf_event_header *h, uint64_t off)
+{
+	if (m->nr_auxidx == m->cap_auxidx) {
+		size_t cap = m->cap_auxidx ? 2 * m->cap_auxidx : 256;
+		struct pfile_section *n = realloc(m->auxidx, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		m->auxidx = n;
+		m->cap_auxidx = cap;
+	}
+	m->auxidx[m->nr_auxidx++] = (struct pfile_section){off, h->size};
+	m->st->auxtrace_bytes += pfile__rec_len(h) - h->size;
+	return 0;
+}
+
+/* The AUXTRACE records among the top-level records of @buf, about to be put whole. */
+static int auxidx_scan(struct merger *m, const unsigned char *buf, size_t len)
+{
+	uint64_t base = m->ooff + m->olen;
+	int err = 0;
+
+	for (size_t pos = 0; !err && pos < len;) {
+		/* A copy: COMPRESSED records leave the next ones unaligned. */
+		uint64_t hb[2] = {0};
+		const struct perf_event_header *h = (const void *)hb;
+
+		memcpy(hb, buf + pos, len - pos < sizeof(hb) ? len - pos : sizeof(hb));
+		if (h->type == PFILE_REC_AUXTRACE)
+			err = auxidx_add(m, h, base + pos);
+		pos += pfile__rec_len(h);
+	}
+	return err;
+}
+
 static int emit(struct merger *m, const struct perf_event_header *h, size_t len)
 {
+	int err;
+
 	if (!account(m, h))
 		return 0;
+	if (h->type == PFILE_REC_AUXTRACE) {
+		err = auxidx_add(m, h, m->ooff + m->olen);
+		if (err)
+			return err;
+	}
 	return out_put(m, h, len);
 }
 
@@ -367,10 +422,10 @@ static int emit_from_top(struct merger *m, uint64_t limit)
 			m->st->late++;
 		else
 			m->last_time = r->time;
-		err = emit(m, h, h->size);
+		err = emit(m, h, pfile__rec_len(h));
 		if (err)
 			return err;
-		r->pos += h->size;
+		r->pos += pfile__rec_len(h);
 		if (r->pos >= r->end) {
 			m->rheap[0] = m->rheap[--m->nr_rheap];
 			run_free(r);
@@ -419,8 +474,8 @@ static int run_sort(struct merger *m, struct mrun *r, size_t nr)
 		const struct perf_event_header *h = (const void *)p;
 
 		prev = rec_time(m, h, prev);
-		idx[i] = (struct recidx){prev, p - r->pos, h->size};
-		p += h->size;
+		idx[i] = (struct recidx){prev, p - r->pos, pfile__rec_len(h)};
+		p += pfile__rec_len(h);
 	}
 	qsort(idx, nr, sizeof(*idx), recidx_cmp);
 	own = malloc(len);
@@ -458,11 +513,12 @@ static int run_add(struct merger *m, struct mpass *mp, const unsigned char *data
 
 		sorted &= t >= prev;
 		prev = t;
-		p += h->size;
+		p += pfile__rec_len(h);
 	}
 	err = sorted ? 0 : run_sort(m, r, nr);
 	if (!err) {
-		r->time = rec_time(m, (const void *)r->pos, 0);
+		/* A run opening with an untimed AUXTRACE (AUX bytes, no ring record) sits at its pass. */
+		r->time = rec_time(m, (const void *)r->pos, mp->p.wtime);
 		err = rheap_push(m, r);
 	}
 	if (err)
@@ -486,7 +542,7 @@ static int runs_natural(struct merger *m, struct mpass *mp, const unsigned char 
 			start = p;
 		}
 		prev = t;
-		p += h->size;
+		p += pfile__rec_len(h);
 	}
 	if (!err && p > start)
 		err = run_add(m, mp, start, p - start);
@@ -502,9 +558,10 @@ static size_t whole_prefix(const unsigned char *buf, size_t len)
 		struct perf_event_header h;
 
 		memcpy(&h, buf + pos, sizeof(h));
-		if (h.size < sizeof(h) || h.size > len - pos)
+		if (h.size < sizeof(h) || h.size > len - pos ||
+		    pfile__rec_len((const void *)(buf + pos)) > len - pos)
 			break;
-		pos += h.size;
+		pos += pfile__rec_len((const void *)(buf + pos));
 	}
 	return pos;
 }
@@ -518,9 +575,10 @@ static bool records_sane(const unsigned char *buf, size_t len)
 		struct perf_event_header h;
 
 		memcpy(&h, buf + pos, sizeof(h));
-		if (h.size < sizeof(h) || (h.size & 7) || h.size > len - pos)
+		if (h.size < sizeof(h) || (h.size & 7) || h.size > len - pos ||
+		    pfile__rec_len((const void *)(buf + pos)) > len - pos)
 			return false;
-		pos += h.size;
+		pos += pfile__rec_len((const void *)(buf + pos));
 	}
 	return pos == len;
 }
@@ -533,18 +591,24 @@ static long pass_decompress(struct merger *m, struct mshard *s, const struct mpa
 			    bool *damaged)
 {
 	size_t len = mp->p.truncated ? whole_prefix(mp->p.buf, mp->p.len) : mp->p.len;
-	size_t bad = 0, got;
+	size_t bad = 0, got, cap = zunpass__bound(mp->p.buf, len);
 	long n;
 
-	if (mp->p.raw > m->scratch_cap) {
-		unsigned char *b = realloc(m->scratch, mp->p.raw);
+	/*
+	 * Sized from the payload: a corrupt PASS record may state up to 4 GiB.
+	 * A pass stating more than its payload can yield fails the check below.
+	 * Never NULL, even for an empty pass, so it can be memcpy'd.
+	 */
+	cap = mp->p.raw < cap ? mp->p.raw : cap;
+	if (cap > m->scratch_cap || !m->scratch) {
+		unsigned char *b = realloc(m->scratch, cap ? cap : 1);
 
 		if (!b)
 			return -ENOMEM;
 		m->scratch = b;
-		m->scratch_cap = mp->p.raw;
+		m->scratch_cap = cap;
 	}
-	n = zunpass__run(&m->unz, mp->p.buf, len, m->scratch, mp->p.raw, &bad, &got);
+	n = zunpass__run(&m->unz, mp->p.buf, len, m->scratch, cap, &bad, &got);
 	if (n >= 0 && (mp->p.truncated || (uint64_t)n == mp->p.raw) &&
 	    records_sane(m->scratch, n))
 		return n;
@@ -639,7 +703,7 @@ static void frame_scan(struct merger *m, const unsigned char *buf, size_t len, s
 			f->min = t < f->min ? t : f->min;
 			f->max = t > f->max ? t : f->max;
 		}
-		pos += h->size;
+		pos += pfile__rec_len(h);
 	}
 	if (f->min == UINT64_MAX)
 		f->min = f->max = m->emitted_max;
@@ -728,6 +792,8 @@ static int emit_frame(struct merger *m)
 		m->prev_round_max = m->round_max;
 		m->round_max = m->emitted_max;
 	}
+	if (!err)
+		err = auxidx_scan(m, f->pass->p.buf, f->pass->p.len);
 	if (!err)
 		err = out_put(m, f->pass->p.buf, f->pass->p.len);
 	if (f->max > m->emitted_max)
@@ -999,6 +1065,31 @@ static int finish_compressed(struct merger *m, struct pfile_featset *fs)
 				      ZPASS_MMAP_LEN);
 }
 
+/*
+ * HEADER_AUXTRACE as perf's auxtrace_index__write: u64 count, then {file
+ * offset, header.size} per AUXTRACE record, pointing into this output.
+ * Whatever header.data said is stale: shards moved every record.
+ */
+static int finish_auxtrace(struct merger *m, struct pfile_featset *fs)
+{
+	uint64_t nr = m->nr_auxidx;
+	size_t len = sizeof(nr) + nr * sizeof(*m->auxidx);
+	unsigned char *buf;
+	int err;
+
+	pfile_featset__unset(fs, PFILE_FEAT_AUXTRACE);
+	if (!nr)
+		return 0;
+	buf = malloc(len);
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf, &nr, sizeof(nr));
+	memcpy(buf + sizeof(nr), m->auxidx, nr * sizeof(*m->auxidx));
+	err = pfile_featset__set(fs, PFILE_FEAT_AUXTRACE, buf, len);
+	free(buf);
+	return err;
+}
+
 static int finish_features(struct merger *m, struct pfile_header *fh)
 {
 	struct pfile_featset *fs = &m->hdr.feats;
@@ -1009,6 +1100,8 @@ static int finish_features(struct merger *m, struct pfile_header *fh)
 		err = pfile_feat__sample_time(fs, m->st->first_time, m->st->last_time);
 	if (!err)
 		err = finish_compressed(m, fs);
+	if (!err)
+		err = finish_auxtrace(m, fs);
 	if (!err && m->hits)
 		err = dso_hits__encode(m->hits, NULL, fs, &m->st->nr_build_ids);
 	if (!err)
@@ -1052,6 +1145,19 @@ static int open_header(struct merger *m)
 
 	snprintf(path, sizeof(path), "%s/header.data", m->o->dir);
 	err = pfile__open(&m->hdr, path, m->err, m->errlen);
+	/*
+	 * The session completes header.data before any writer starts, and a
+	 * finished run removes it first: either way no shard can be merged.
+	 */
+	if (err == -ENOENT || err == -EINVAL) {
+		size_t n = strlen(m->err);
+
+		snprintf(m->err + n, m->errlen - n, " (%s; nothing to merge)",
+			 err == -ENOENT ? "the recorder stopped before recording began, or a "
+					  "finished run already removed the directory"
+					: "incomplete or damaged: a recorder killed this early had "
+					  "recorded nothing yet");
+	}
 	if (err)
 		return err;
 	if (!m->hdr.nr_events) {
@@ -1100,6 +1206,7 @@ static void merger_release(struct merger *m)
 	pheap__release(&m->fheap);
 	zunpass__release(&m->unz);
 	free(m->scratch);
+	free(m->auxidx);
 	free(m->ids);
 	free(m->obuf);
 	dso_hits__delete(m->hits);
@@ -1174,7 +1281,9 @@ int merge__run(const struct merge_opts *o, struct merge_stats *st, char *err, si
 		ret = merge__publish(tmp, o->output);
 	/* A note on success only: a failure's message must win. */
 	if (!ret && m.unknown_ids)
-		snprintf(err, errlen, "dropped %llu records whose id matches no event",
+		snprintf(err, errlen,
+			 "dropped %llu records whose sample id belongs to no event of this "
+			 "recording (perf would abort on them)",
 			 (unsigned long long)m.unknown_ids);
 	if (ret) {
 		if (!err[0])

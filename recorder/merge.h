@@ -45,6 +45,10 @@ struct merge_stats {
 	uint64_t lost_events;  /* number of PERF_RECORD_LOST records */
 	uint64_t lost_samples; /* PERF_RECORD_LOST_SAMPLES: sum of lost */
 	uint64_t late;         /* records older than one already written */
+	uint64_t aux_records;  /* PERF_RECORD_AUX */
+	/* PERF_RECORD_AUX records flagged: each marks a hole or doubt in the AUX trace */
+	uint64_t aux_truncated, aux_overwrite, aux_partial, aux_collision;
+	uint64_t auxtrace_records, auxtrace_bytes; /* AUXTRACE records, their trace bytes */
 	uint64_t rounds;
 	uint64_t first_time, last_time; /* first and last sample time */
 	uint64_t truncated_shards;

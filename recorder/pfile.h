@@ -292,4 +292,13 @@ bool pfile_idlayout__id(const struct pfile_idlayout *l, const struct perf_event_
 size_t pfile_idlayout__write_trailer(const struct pfile_idlayout *l, void *dst, uint32_t pid,
 				     uint32_t tid, uint64_t time, uint64_t id, uint32_t cpu);
 
+/*
+ * Bytes a record occupies in a stream: header.size, plus for AUXTRACE the
+ * trace payload that follows its 48-byte header (header.size does not count
+ * it). UINT64_MAX for an AUXTRACE too short to hold its size or with a
+ * payload above PFILE_AUXTRACE_MAX. Reads 16 bytes at @h only for AUXTRACE
+ * with header.size >= 16: callers check header.size fits first.
+ */
+uint64_t pfile__rec_len(const struct perf_event_header *h);
+
 #endif

@@ -154,3 +154,20 @@ size_t pfile_idlayout__write_trailer(const struct pfile_idlayout *l, void *dst, 
 	}
 	return p - (unsigned char *)dst;
 }
+
+uint64_t pfile__rec_len(const struct perf_event_header *hp)
+{
+	struct perf_event_header h;
+	uint64_t payload;
+
+	/* Copied: records after a COMPRESSED one (unpadded size) need not be aligned. */
+	memcpy(&h, hp, sizeof(h));
+	if (h.type != PFILE_REC_AUXTRACE)
+		return h.size;
+	if (h.size < sizeof(h) + sizeof(payload))
+		return UINT64_MAX;
+	memcpy(&payload, (const char *)hp + sizeof(h), sizeof(payload));
+	if (payload > PFILE_AUXTRACE_MAX)
+		return UINT64_MAX;
+	return h.size + payload;
+}

@@ -8,6 +8,22 @@
 #include <stdint.h>
 #include <time.h>
 
+struct merge_stats;
+
+/*
+ * Callbacks of a caller that runs session__record for its own ends
+ * (`shardrec job`, recorder/job.c). Unused members are NULL.
+ */
+struct record_hooks {
+	/* Events are enabled and the command runs (not called when setup failed). */
+	void (*ready)(void *arg);
+	/* The command has exited: true stops the recording, false keeps it going. */
+	bool (*done)(void *arg);
+	/* The output is complete; @stop_signal stopped the run, or 0. */
+	void (*merged)(void *arg, const struct merge_stats *ms, int stop_signal);
+	void *arg;
+};
+
 struct record_opts {
 	char *events;        /* -e, comma list (several -e are joined) */
 	const char *output;  /* -o, default perf.data */
@@ -21,6 +37,7 @@ struct record_opts {
 	bool callgraph_fp;   /* -g / --call-graph fp */
 	bool sample_cpu;     /* --sample-cpu */
 	size_t mmap_pages;   /* -m, data pages per CPU ring */
+	size_t aux_pages;    /* -m DATA,AUX: AUX area pages per CPU for AUX events, 0 = default */
 	const char *threads; /* --threads spec, NULL = numa */
 	bool keep_shards;
 	bool no_buildid;     /* -B */
@@ -44,7 +61,7 @@ struct record_opts {
 	bool no_buildid_cache; /* -N: accepted, there is no cache */
 	unsigned delay_ms;     /* -D */
 	uint64_t max_size;     /* --max-size bytes, 0 = none */
-	bool overwrite;        /* --overwrite: backward rings, dumped on SIGUSR2 */
+	bool overwrite;        /* --overwrite: refused until backward rings are read */
 	struct record_filter { /* --filter: applies to the -e given before it */
 		size_t events_off, events_end; /* that -e's span in @events */
 		const char *filter;
@@ -57,6 +74,8 @@ struct record_opts {
 	char **argv;
 	int full_argc;       /* shardrec's own command line, for CMDLINE */
 	char **full_argv;
+	const struct record_hooks *hooks; /* NULL for `record` */
+	int workload_pdeathsig; /* signal for the command if shardrec dies, 0 = none */
 };
 
 /*

@@ -82,11 +82,6 @@ static void set_scope(struct perf_event_attr *a, const struct record_opts *o, bo
 	}
 	if (first && o->switch_events)
 		a->context_switch = 1;
-	/* -D: the session enables the events after the delay, not exec. */
-	if (o->delay_ms)
-		a->enable_on_exec = 0;
-	if (o->overwrite)
-		a->write_backward = 1;
 }
 
 /* Events parsed from @len bytes of @list; -errno with @err. */
@@ -186,10 +181,55 @@ static int open_cgroup(struct evlist *l, const struct record_opts *o, char *err,
 	return 0;
 }
 
+/*
+ * -D: as perf does, a dummy event (it never samples) takes over the
+ * tracking bits and stays enabled on exec, so the workload's exec COMM and
+ * mmaps are recorded during the delay; the sampling events wait for it.
+ */
+static int add_tracking_dummy(struct evlist *l)
+{
+	struct evsel *n = realloc(l->evsel, (l->nr + 1) * sizeof(*n));
+	struct perf_event_attr *a, *first;
+
+	if (!n)
+		return -ENOMEM;
+	l->evsel = n;
+	memmove(&n[1], &n[0], l->nr * sizeof(*n));
+	l->nr++;
+	memset(&n[0], 0, sizeof(n[0]));
+	a = &n[0].ev.attr;
+	first = &n[1].ev.attr;
+	*a = *first;
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_DUMMY;
+	a->freq = 0;
+	a->sample_period = 1;
+	a->pinned = 0;
+	a->exclude_user = a->exclude_kernel = a->exclude_hv = 0;
+	snprintf(n[0].ev.name, sizeof(n[0].ev.name), "dummy:HG");
+	first->mmap = first->mmap2 = first->mmap_data = first->comm = first->comm_exec = 0;
+	first->task = first->context_switch = 0;
+	for (size_t i = 1; i < l->nr; i++)
+		n[i].ev.attr.enable_on_exec = 0;
+	return 0;
+}
+
 int sample_config__apply(struct evlist *l, const struct record_opts *o, char *err, size_t errlen)
 {
 	bool cpu = o->raw_samples || has_tracepoint(l);
 	int ret;
+
+	/*
+	 * Backward rings need their own reader (from data_head back to the
+	 * previous dump, records reversed into time order) and a writer that
+	 * dumps only on SIGUSR2: refused until both exist, rather than read
+	 * forward as garbage.
+	 */
+	if (o->overwrite) {
+		snprintf(err, errlen, "--overwrite (backward rings dumped on SIGUSR2) is not "
+			 "implemented yet");
+		return -EOPNOTSUPP;
+	}
 
 	for (size_t i = 0; i < l->nr; i++) {
 		struct evsel *e = &l->evsel[i];
@@ -197,10 +237,18 @@ int sample_config__apply(struct evlist *l, const struct record_opts *o, char *er
 		set_sampling(&e->ev.attr, &e->ev, o, i == 0, cpu);
 		set_scope(&e->ev.attr, o, i == 0);
 	}
+	/* Filters count events from the command line: attach them first. */
 	for (size_t f = 0; f < o->nr_filters; f++) {
 		ret = attach_filter(l, o, &o->filters[f], err, errlen);
 		if (ret)
 			return ret;
+	}
+	if (o->delay_ms) {
+		ret = add_tracking_dummy(l);
+		if (ret) {
+			snprintf(err, errlen, "out of memory");
+			return ret;
+		}
 	}
 	return o->cgroup ? open_cgroup(l, o, err, errlen) : 0;
 }

@@ -15,6 +15,7 @@
 #include "recorder/tracing_data.h"
 #include "recorder/workload.h"
 #include "recorder/writer.h"
+#include "recorder/writer_report.h"
 #include "recorder/zpass.h"
 
 #include <errno.h>
@@ -178,8 +179,8 @@ static void session__stop_writers(struct session *s)
 		int err = writer__join(s->writers[g]);
 
 		if (err)
-			pr_err("writer %zu stopped early: %s; its shard holds what came before", g,
-			       strerror(-err));
+			writer_report__stopped(g, writer__stats(s->writers[g]), &s->plan.groups[g],
+					       s->group_rings[g], &s->evl);
 	}
 }
 
@@ -225,10 +226,37 @@ static int synth_threads(struct session *s, struct synth *sy)
 	return 0;
 }
 
+/*
+ * PERF_RECORD_AUXTRACE_INFO of the AUX event (aux/aux_info.c), first of the
+ * synthesized records as perf writes it: readers need it before any AUXTRACE.
+ */
+static int session__synth_auxtrace_info(struct session *s, struct recbuf *b)
+{
+	const struct evsel *e = &s->evl.evsel[s->evl.aux_evsel];
+	struct aux_info_params p = {.pmu = e->ev.pmu, .pmu_type = e->ev.attr.type,
+				    .per_cpu = true, .pc = s->evl.rings[0].pc};
+	unsigned char buf[4096];
+	long len = aux_info__build(&p, buf, sizeof(buf));
+
+	if (len < 0) {
+		snprintf(s->err, sizeof(s->err), "%s: cannot describe its AUX data for perf: %s",
+			 e->ev.name, len == -EOPNOTSUPP ? "perf knows no decoder for this PMU" :
+			 strerror(-len));
+		return len;
+	}
+	return recbuf__append(b, buf, len);
+}
+
 static int session__synth(struct session *s, struct recbuf *b)
 {
 	struct synth sy = {.layout = &s->evl.layout, .out = b};
 	int ret;
+
+	if (s->evl.aux_evsel >= 0) {
+		ret = session__synth_auxtrace_info(s, b);
+		if (ret)
+			return ret;
+	}
 
 	/* The kernel checks CAP_SYSLOG with the creds of the open of kallsyms. */
 	privs__raise(PRIVS_F(PRIVS_SYSLOG));
@@ -421,6 +449,9 @@ static bool session__should_stop(struct session *s)
 			(unsigned long long)(s->o->max_size >> 10));
 		return true;
 	}
+	/* `shardrec job` also waits for the node's other ranks. */
+	if (s->have_workload && s->o->hooks && s->o->hooks->done)
+		return workload__reap(&s->wl) && s->o->hooks->done(s->o->hooks->arg);
 	if (s->have_workload)
 		return workload__reap(&s->wl);
 	if (s->o->pid_list || s->o->tid_list)
@@ -533,6 +564,17 @@ static void print_summary(struct session *s, const struct merge_stats *ms)
 		"records, %llu lost samples ]",
 		ms->bytes_out / 1e6, s->o->output, (unsigned long long)ms->samples,
 		(unsigned long long)ms->lost_records, (unsigned long long)ms->lost_samples);
+	/* A hole in an AUX trace is loss too: never leave it unsaid. */
+	if (ms->aux_truncated || ms->aux_partial || ms->aux_collision || ms->aux_overwrite)
+		pr_warn("AUX trace: %llu of %llu AUX records truncated, %llu partial, %llu "
+			"collision, %llu overwrite",
+			(unsigned long long)ms->aux_truncated, (unsigned long long)ms->aux_records,
+			(unsigned long long)ms->aux_partial, (unsigned long long)ms->aux_collision,
+			(unsigned long long)ms->aux_overwrite);
+	if (ms->auxtrace_records)
+		pr_info("[ shardrec record: %llu MB of AUX trace in %llu AUXTRACE records ]",
+			(unsigned long long)(ms->auxtrace_bytes >> 20),
+			(unsigned long long)ms->auxtrace_records);
 	if (ms->compressed)
 		pr_info("[ shardrec record: Compressed %.3f MB of ring data to %.3f MB, ratio is "
 			"%.3f ]",
@@ -560,6 +602,8 @@ static int session__merge(struct session *s)
 		if (err[0])
 			pr_warn("%s", err);
 		print_summary(s, &ms);
+		if (s->o->hooks && s->o->hooks->merged)
+			s->o->hooks->merged(s->o->hooks->arg, &ms, s->stop_signal);
 		if (!s->o->keep_shards)
 			remove_shards(s);
 	}
@@ -576,16 +620,25 @@ static int session__finish(struct session *s)
 	session__stop_writers(s);
 	for (size_t g = 0; g < s->nr_writers; g++)
 		writer_failed |= writer__stats(s->writers[g])->err != 0;
-	if (s->have_workload)
+	/*
+	 * `shardrec job` on SIGTERM (walltime, scancel): merge first, then wait
+	 * for an app that may be checkpointing, all within Slurm's KillWait.
+	 */
+	if (s->have_workload && !(s->stop_signal && s->o->hooks))
 		workload__terminate(&s->wl);
 	ret = session__write_tail(s);
 	if (ret)
 		pr_warn("lost-sample counts not saved: %s", strerror(-ret));
 	ret = session__merge(s);
+	if (s->have_workload)
+		workload__terminate(&s->wl);
 	if (ret)
 		return 1;
+	/* A writer that stopped early makes the recording incomplete, whatever stopped it. */
+	if (writer_failed)
+		pr_err("the recording is incomplete: a writer stopped early (see above)");
 	if (s->stop_signal && !s->have_workload)
-		return 0;
+		return writer_failed ? 2 : 0;
 	if (s->have_workload && workload__exit_code(&s->wl))
 		return workload__exit_code(&s->wl);
 	return writer_failed ? 2 : 0;
@@ -623,7 +676,7 @@ static int session__setup(struct session *s)
 
 	ret = evlist__configure(&s->evl, s->o, s->err, sizeof(s->err));
 	if (!ret && s->o->argc && !s->o->dry_run) {
-		ret = workload__prepare(&s->wl, s->o->argv);
+		ret = workload__prepare(&s->wl, s->o->argv, s->o->workload_pdeathsig);
 		s->have_workload = !ret;
 	}
 	if (!ret && !s->o->topology_xml && !s->o->synthetic)
@@ -678,6 +731,8 @@ int session__record(struct record_opts *o)
 		}
 		goto out;
 	}
+	if (o->hooks && o->hooks->ready)
+		o->hooks->ready(o->hooks->arg);
 	session__wait(&s);
 	code = session__finish(&s);
 out:

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "recorder/shard.h"
+#include "recorder/pfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -245,12 +246,20 @@ static long whole_records(const unsigned char *data, size_t len, bool *cut)
 	while (pos + sizeof(struct perf_event_header) <= len) {
 		struct perf_event_header h;
 
+		uint64_t full;
+
 		memcpy(&h, data + pos, sizeof(h));
 		if (h.size < sizeof(h) || (h.size & 7))
 			return -1;
 		if (pos + h.size > len)
 			break;
-		pos += h.size;
+		/* AUXTRACE: its trace bytes follow, uncounted by header.size */
+		full = pfile__rec_len((const void *)(data + pos));
+		if (full == UINT64_MAX || (full & 7))
+			return -1;
+		if (full > len - pos)
+			break;
+		pos += full;
 	}
 	*cut = pos != len;
 	return pos;

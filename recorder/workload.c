@@ -7,16 +7,21 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void child_run(int go, int errw, char **argv)
+static void child_run(int go, int errw, char **argv, int pdeathsig, pid_t parent)
 {
 	/* First thing: a privileged shardrec's child holds its capabilities. */
 	int dropped = privs__workload_drop();
 	sigset_t none;
 	char c;
 	int e;
+
+	/* After the drop: a credential change clears the parent-death signal. */
+	if (pdeathsig && (prctl(PR_SET_PDEATHSIG, pdeathsig) || getppid() != parent))
+		_exit(127);
 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
@@ -33,8 +38,9 @@ static void child_run(int go, int errw, char **argv)
 	_exit(127);
 }
 
-int workload__prepare(struct workload *w, char **argv)
+int workload__prepare(struct workload *w, char **argv, int pdeathsig)
 {
+	pid_t parent = getpid();
 	int go[2], ep[2];
 
 	memset(w, 0, sizeof(*w));
@@ -59,7 +65,7 @@ int workload__prepare(struct workload *w, char **argv)
 	if (!w->pid) {
 		close(go[1]);
 		close(ep[0]);
-		child_run(go[0], ep[1], argv);
+		child_run(go[0], ep[1], argv, pdeathsig, parent);
 	}
 	close(go[0]);
 	close(ep[1]);

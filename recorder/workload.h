@@ -17,8 +17,11 @@ struct workload {
 	int status;  /* waitpid status once exited */
 };
 
-/* Forks @argv[0] held before exec. 0 / -errno. */
-int workload__prepare(struct workload *w, char **argv);
+/*
+ * Forks @argv[0] held before exec. @pdeathsig: signal the child gets when
+ * shardrec dies (0 = none: it runs on, as under perf record). 0 / -errno.
+ */
+int workload__prepare(struct workload *w, char **argv, int pdeathsig);
 /* Releases the child; returns 0 when exec succeeded, else -errno of the failed exec. */
 int workload__start(struct workload *w);
 /* Reaps without blocking; true once the child has exited. */

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "recorder/writer.h"
+#include "recorder/fault.h"
+#include "aux/aux.h"
 #include "recorder/zpass.h"
 
 #include <errno.h>
@@ -69,7 +71,8 @@ static int writer__alloc_local(struct writer *w)
 {
 	int node = w->p.group->node;
 
-	w->iov_bytes = (1 + 3 * w->p.nr_rings) * sizeof(*w->iov);
+	/* Per ring: chunk header, 2 ring iovecs, and an AUXTRACE record's 4 (aux/aux.h). */
+	w->iov_bytes = (1 + 7 * w->p.nr_rings) * sizeof(*w->iov);
 	w->chunk_bytes = w->p.nr_rings * sizeof(*w->chunks);
 	w->pfd_bytes = (w->p.nr_rings + 1) * sizeof(*w->pfd);
 	w->iov = placement__alloc(w->iov_bytes, node);
@@ -116,6 +119,31 @@ static void writer__free_local(struct writer *w)
 }
 
 /*
+ * A ring's AUX area, if any: its AUXTRACE record (header, trace, padding)
+ * follows the ring's records in the ring's chunk, as perf writes each AUX
+ * read right after its ring's. Returns the record's bytes, 0, or -errno.
+ */
+static long writer__aux_take(struct ring *r, struct iovec *iov, int *nr_iov)
+{
+	long len = r->aux ? aux_ring__read_init(r->aux) : 0;
+
+	if (len > 0) {
+		memcpy(iov, r->aux->iov, r->aux->nr_iov * sizeof(*iov));
+		*nr_iov += r->aux->nr_iov;
+	}
+	return len;
+}
+
+static uint64_t writer__aux_done(struct ring *r)
+{
+	uint64_t len = r->aux ? r->aux->rec_len : 0;
+
+	if (len)
+		aux_ring__read_done(r->aux);
+	return len;
+}
+
+/*
  * One pass: take a span of every ring, write them all as one pass with one
  * pwritev, then hand the space back. Tails move only after the data is in
  * the page cache, so a failed write loses nothing the kernel still holds.
@@ -130,19 +158,29 @@ static int writer__pass(struct writer *w, struct ring_span *spans)
 	for (size_t i = 0; i < w->p.nr_rings; i++) {
 		struct ring_span *s = &spans[i];
 		long len = ring__read_init(&w->p.rings[i], s);
+		int hdr = nr_iov++;
+		long alen;
 
 		if (len < 0)
 			return len;
-		if (!len)
-			continue;
-		shard_chunk__init(&w->chunks[i], w->p.rings[i].cpu, len);
-		w->iov[nr_iov].iov_base = &w->chunks[i];
-		w->iov[nr_iov++].iov_len = sizeof(w->chunks[i]);
 		for (int k = 0; k < s->nr_iov; k++)
 			w->iov[nr_iov++] = s->iov[k];
-		payload += sizeof(w->chunks[i]) + len;
+		alen = writer__aux_take(&w->p.rings[i], &w->iov[nr_iov], &nr_iov);
+		if (alen < 0)
+			return alen;
+		if (!len && !alen) {
+			nr_iov = hdr;
+			continue;
+		}
+		shard_chunk__init(&w->chunks[i], w->p.rings[i].cpu, len + alen);
+		w->iov[hdr].iov_base = &w->chunks[i];
+		w->iov[hdr].iov_len = sizeof(w->chunks[i]);
+		payload += sizeof(w->chunks[i]) + len + alen;
 	}
-	err = shard__write_pass(&w->shard, wtime, w->iov, nr_iov, payload);
+	/* Test-only fault injection (fault.h); inert unless SHARDREC_FAULT is set. */
+	err = fault__shard_write(w->p.idx, w->shard.off, sizeof(w->shard.pass) + payload);
+	if (!err)
+		err = shard__write_pass(&w->shard, wtime, w->iov, nr_iov, payload);
 	if (err)
 		return err;
 	for (size_t i = 0; i < w->p.nr_rings; i++) {
@@ -150,6 +188,7 @@ static int writer__pass(struct writer *w, struct ring_span *spans)
 			ring__read_done(&w->p.rings[i], &spans[i]);
 			w->stats.bytes += spans[i].len;
 		}
+		w->stats.bytes += writer__aux_done(&w->p.rings[i]);
 	}
 	w->stats.zbytes = w->stats.bytes;
 	w->stats.passes++;
@@ -169,20 +208,28 @@ static int writer__pass_z(struct writer *w, struct ring_span *spans)
 
 	for (size_t i = 0; i < w->p.nr_rings; i++) {
 		long len = ring__read_init(&w->p.rings[i], &spans[i]);
+		long alen;
 
 		if (len < 0)
 			return len;
 		for (int k = 0; k < spans[i].nr_iov; k++)
 			w->iov[nr_iov++] = spans[i].iov[k];
-		raw += len;
+		alen = writer__aux_take(&w->p.rings[i], &w->iov[nr_iov], &nr_iov);
+		if (alen < 0)
+			return alen;
+		raw += len + alen;
 	}
 	err = zpass__compress(&w->z, w->iov, nr_iov, raw);
 	if (err)
 		return err;
-	for (size_t i = 0; i < w->p.nr_rings; i++)
+	for (size_t i = 0; i < w->p.nr_rings; i++) {
 		if (spans[i].len)
 			ring__read_done(&w->p.rings[i], &spans[i]);
-	err = shard__write_zpass(&w->shard, wtime, w->z.out, w->z.len, raw);
+		writer__aux_done(&w->p.rings[i]);
+	}
+	err = fault__shard_write(w->p.idx, w->shard.off, sizeof(w->shard.pass) + w->z.len);
+	if (!err)
+		err = shard__write_zpass(&w->shard, wtime, w->z.out, w->z.len, raw);
 	if (err)
 		return err;
 	w->stats.bytes += raw;
@@ -238,6 +285,7 @@ static void *writer__thread(void *arg)
 	pthread_setname_np(pthread_self(), name);
 	if (w->p.pin)
 		placement__pin_self(w->p.group);
+	w->stats.start_time = clock_ns(w->p.clockid);
 	writer__query_ring_nodes(w);
 	err = writer__alloc_local(w);
 	if (!err) {

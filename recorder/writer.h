@@ -37,6 +37,7 @@ struct writer_stats {
 	uint64_t polls;  /* poll wakeups */
 	int err;         /* first error (-errno), 0 if none */
 	uint64_t err_time; /* recording clock when it failed */
+	uint64_t start_time; /* recording clock when the thread started */
 	int node_buf;    /* node its buffers actually live on, -errno if unknown */
 	/*
 	 * Node of its rings' first data pages (the kernel allocates them on

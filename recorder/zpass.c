@@ -68,10 +68,17 @@ struct rcur {
 	size_t off; /* inside iov[i] */
 };
 
-static void rcur_header(const struct rcur *c, struct perf_event_header *h)
+/* Reads the record header at the cursor; returns the record's full length (pfile__rec_len). */
+static uint64_t rcur_header(const struct rcur *c, struct perf_event_header *h)
 {
 	/* Records are 8-aligned and rings are 2^n: a header never straddles. */
-	memcpy(h, (const char *)c->iov[c->i].iov_base + c->off, sizeof(*h));
+	const char *p = (const char *)c->iov[c->i].iov_base + c->off;
+
+	memcpy(h, p, sizeof(*h));
+	/* An AUXTRACE header is one iovec of its own (aux/): its size field is there too. */
+	if (h->type == PFILE_REC_AUXTRACE && c->iov[c->i].iov_len - c->off < h->size)
+		return UINT64_MAX;
+	return pfile__rec_len((const void *)p);
 }
 
 /* Feeds @len bytes from the cursor to zstd with @mode, output after z->len. */
@@ -155,14 +162,16 @@ int zpass__compress(struct zpass *z, const struct iovec *iov, int nr_iov, size_t
 	seg = c;
 	while (!err && done < total) {
 		struct perf_event_header h;
+		uint64_t full;
 		bool huge;
 
 		skip_empty(&c);
-		rcur_header(&c, &h);
-		if (h.size < sizeof(h) || h.size > total - done)
+		full = rcur_header(&c, &h);
+		if (h.size < sizeof(h) || full > total - done)
 			return -EBADMSG;
-		huge = h.size > ZPASS_SEGMENT;
-		if (seglen && (huge || seglen + h.size > ZPASS_SEGMENT)) {
+		/* AUX trace stays plain: perf reads AUXTRACE payloads from the file, not a stream. */
+		huge = full > ZPASS_SEGMENT || h.type == PFILE_REC_AUXTRACE;
+		if (seglen && (huge || seglen + full > ZPASS_SEGMENT)) {
 			err = put_segment(z, &seg, seglen, huge);
 			seglen = 0;
 			seg = c;
@@ -170,11 +179,11 @@ int zpass__compress(struct zpass *z, const struct iovec *iov, int nr_iov, size_t
 		if (err)
 			break;
 		if (huge) {
-			put_plain(z, &c, h.size);
+			put_plain(z, &c, full);
 			seg = c;
 		} else {
 			/* Advance the cursor past the record. */
-			for (size_t left = h.size; left;) {
+			for (size_t left = full; left;) {
 				size_t piece = c.iov[c.i].iov_len - c.off;
 
 				piece = piece < left ? piece : left;
@@ -182,9 +191,9 @@ int zpass__compress(struct zpass *z, const struct iovec *iov, int nr_iov, size_t
 				left -= piece;
 				skip_empty(&c);
 			}
-			seglen += h.size;
+			seglen += full;
 		}
-		done += h.size;
+		done += full;
 	}
 	if (!err && seglen)
 		err = put_segment(z, &seg, seglen, true);
@@ -228,14 +237,41 @@ long zunpass__run(struct zunpass *u, const unsigned char *in, size_t len, unsign
 					return -EBADMSG;
 			}
 		} else {
-			if (ob.pos + h.size > cap)
+			/* A plain record between frames: AUXTRACE carries its payload along. */
+			uint64_t full = pfile__rec_len((const void *)(in + pos));
+
+			if (full > len - pos || ob.pos + full > cap)
 				return -EBADMSG;
-			memcpy(out + ob.pos, in + pos, h.size);
-			ob.pos += h.size;
+			memcpy(out + ob.pos, in + pos, full);
+			ob.pos += full;
+			pos += full;
+			continue;
 		}
 		pos += h.size;
 	}
 	*bad_off = pos;
 	*produced = ob.pos;
 	return pos == len ? (long)ob.pos : -EBADMSG;
+}
+
+size_t zunpass__bound(const unsigned char *in, size_t len)
+{
+	size_t pos = 0, bound = 0;
+
+	while (pos + sizeof(struct perf_event_header) <= len) {
+		struct perf_event_header h;
+
+		uint64_t full;
+
+		memcpy(&h, in + pos, sizeof(h));
+		if (h.size < sizeof(h) || h.size > len - pos)
+			break;
+		/* Stepped as zunpass__run steps: AUXTRACE carries its payload. */
+		full = h.type == PFILE_REC_COMPRESSED ? h.size : pfile__rec_len((const void *)(in + pos));
+		if (full > len - pos)
+			break;
+		bound += h.type == PFILE_REC_COMPRESSED ? ZPASS_SEGMENT : full;
+		pos += full;
+	}
+	return bound;
 }

@@ -55,5 +55,12 @@ void zunpass__release(struct zunpass *u);
  */
 long zunpass__run(struct zunpass *u, const unsigned char *in, size_t len, unsigned char *out,
 		  size_t cap, size_t *bad_off, size_t *produced);
+/*
+ * Most bytes the whole records of @len payload bytes at @in can decompress
+ * to: zpass__compress gives no COMPRESSED record more than ZPASS_SEGMENT raw
+ * bytes and plain records stay as they are. Lets a reader size its output
+ * from the payload instead of trusting a (possibly corrupt) stated size.
+ */
+size_t zunpass__bound(const unsigned char *in, size_t len);
 
 #endif

@@ -27,6 +27,7 @@ struct ring {
 	int fd;              /* event fd the ring belongs to (not owned) */
 	int cpu;
 	uint64_t bytes_read; /* total bytes released */
+	struct aux_ring *aux; /* its AUX area (aux/aux.h), NULL if none; not owned */
 };
 
 /* What one read sees: the bytes in [tail, head) as 1 or 2 iovecs. */

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "recorder/shard.h"
+#include "recorder/pfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -142,7 +143,10 @@ struct tpass {
 
 static uint64_t rec_seq;
 
-/* @n perf-style records (type = running sequence, sizes 8..64) into a new buffer. */
+/*
+ * @n perf-style records (type = running sequence, sizes 8..64) into a new
+ * buffer. Type 71 (AUXTRACE) is skipped: its length includes a payload.
+ */
 static unsigned char *make_records(int n, size_t *len)
 {
 	unsigned char *buf = malloc(n * 64);
@@ -150,6 +154,7 @@ static unsigned char *make_records(int n, size_t *len)
 
 	assert_non_null(buf);
 	for (int i = 0; i < n; i++, rec_seq++) {
+		rec_seq += (uint32_t)rec_seq == PFILE_REC_AUXTRACE;
 		struct perf_event_header h = {.type = (uint32_t)rec_seq,
 					      .size = 8 * (1 + (rec_seq * 5) % 8)};
 

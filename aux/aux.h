@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * aux/: AUX area tracing (Intel PT, Intel BTS, CoreSight ETM/ETE, ARM SPE,
+ * any PMU with an AUX area). Public header of the folder. Plugs into
+ * ringbuf/; never includes recorder/.
+ *
+ * An AUX area is the second mapping of a ring's event fd, at the offset the
+ * reader stores in pc->aux_offset; its head and tail live in the ring's own
+ * control page (aux_head, aux_tail). Reading mirrors the data ring: acquire
+ * aux_head, take [tail, head) as at most two iovecs behind a
+ * PERF_RECORD_AUXTRACE header (kept in struct aux_ring, so the span goes
+ * straight into the writer's pwritev), then release aux_tail
+ * (ringbuf/ring_order.h has the pairing). The writer of the ring's CPU owns
+ * its AUX area like it owns the ring.
+ *
+ * Overwrite (snapshot) mode: the area is mapped read-only, so the kernel
+ * never waits for aux_tail and keeps overwriting. A snapshot request makes
+ * the next read take the newest bytes (at most snap_size) through a bounce
+ * copy, with the event disabled meanwhile as perf does; the head is checked
+ * again after the copy and bytes that may have been overwritten during it
+ * are dropped and counted, never written.
+ */
+#ifndef SHARDREC_AUX_H
+#define SHARDREC_AUX_H
+
+#include "ringbuf/ringbuf.h"
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#define AUX_REC_AUXTRACE 71      /* PERF_RECORD_AUXTRACE (perf user type) */
+#define AUX_REC_AUXTRACE_INFO 70 /* PERF_RECORD_AUXTRACE_INFO */
+
+/* On-disk struct perf_record_auxtrace (tools/lib/perf/include/perf/event.h): 48 bytes. */
+struct aux_auxtrace {
+	struct perf_event_header header; /* size 48: the trace bytes that follow are not counted */
+	uint64_t size;      /* trace bytes that follow, padded to 8 */
+	uint64_t offset;    /* position of the first byte in the AUX stream (aux_head units) */
+	uint64_t reference;
+	uint32_t idx;       /* mmap index: perf's auxtrace queue number */
+	uint32_t tid;       /* -1 for per-CPU areas */
+	uint32_t cpu;
+	uint32_t reserved;
+};
+
+struct aux_ring {
+	struct perf_event_mmap_page *pc; /* the data ring's control page */
+	unsigned char *data;             /* AUX area */
+	uint64_t size, mask;             /* bytes, power of two */
+	void *base;                      /* mapping, NULL on caller memory */
+	size_t map_len;
+	bool overwrite;                  /* snapshot mode: the kernel ignores aux_tail */
+	int fd;                          /* AUX event fd, -1 on caller memory (not owned) */
+	uint32_t idx;
+	int32_t tid, cpu;
+	uint64_t tail;     /* our aux_tail; in overwrite mode the head of the last snapshot */
+	/* The span in flight between read_init and read_done. */
+	uint64_t head;
+	struct aux_auxtrace rec;
+	uint64_t pad;      /* zero bytes padding the trace to 8 */
+	struct iovec iov[4];
+	int nr_iov;
+	size_t rec_len;
+	/* Overwrite mode. */
+	unsigned char *bounce; /* size + 16 bytes */
+	uint64_t snap_size;    /* bytes per snapshot, at most size */
+	/*
+	 * Bytes past the published head a producer may be writing unannounced:
+	 * 0 when the event is disabled around the copy (fd >= 0); simulations
+	 * without that set their largest write.
+	 */
+	uint64_t guard;
+	uint64_t snap_req;     /* requests made (atomic: any thread) */
+	uint64_t snap_done;    /* requests served (reader only) */
+	/* Totals, reader thread only. */
+	uint64_t bytes;    /* trace bytes written out */
+	uint64_t records;  /* AUXTRACE records */
+	uint64_t lost;     /* overwrite: bytes overwritten before they could be taken */
+};
+
+/*
+ * Maps the AUX area of @r's event fd: @pages (power of two) pages right
+ * after the data ring, writable unless @overwrite, as perf's
+ * auxtrace_mmap__mmap: aux_offset/aux_size go into the control page first.
+ * idx = 0, tid = -1, cpu = r->cpu. 0 / -errno (EOPNOTSUPP: the fd's PMU has
+ * no AUX area).
+ */
+int aux_ring__mmap(struct aux_ring *a, struct ring *r, size_t pages, bool overwrite);
+/* Unmaps and frees; safe on a zeroed or unmapped aux_ring. */
+void aux_ring__munmap(struct aux_ring *a);
+/*
+ * An AUX area on caller memory (tests, simulations): @pc holds aux_head and
+ * aux_tail, @data @size bytes (power of two). 0 / -EINVAL / -ENOMEM.
+ */
+int aux_ring__init_mem(struct aux_ring *a, struct perf_event_mmap_page *pc, void *data,
+		       uint64_t size, bool overwrite);
+
+/*
+ * Takes what the AUX area holds: fills a->iov[0..nr_iov) with an AUXTRACE
+ * record (header, trace bytes, padding). Returns the record's length, 0
+ * when there is nothing to take (overwrite mode: no snapshot pending), or
+ * -EIO when aux_head ran more than the area's size past aux_tail.
+ */
+long aux_ring__read_init(struct aux_ring *a);
+/* The span is written: release aux_tail (non-overwrite) and count it. */
+void aux_ring__read_done(struct aux_ring *a);
+/* Overwrite mode: asks the reader to take a snapshot on its next pass. Any thread. */
+void aux_ring__request_snapshot(struct aux_ring *a);
+/* Bytes readable now (non-overwrite), without taking a span. */
+uint64_t aux_ring__pending(const struct aux_ring *a);
+
+/* ---- AUX-capable PMUs (aux_pmu.c) ---- */
+
+/* perf's enum auxtrace_type: the type field of AUXTRACE_INFO. */
+enum aux_type {
+	AUX_TYPE_UNKNOWN = 0,
+	AUX_TYPE_INTEL_PT = 1,
+	AUX_TYPE_INTEL_BTS = 2,
+	AUX_TYPE_CS_ETM = 3,
+	AUX_TYPE_ARM_SPE = 4,
+	AUX_TYPE_S390_CPUMSF = 5,
+};
+
+/*
+ * True if PMU @name (under @sysfs_root, NULL = real /sys) produces AUX
+ * data: a known AUX PMU name (intel_pt, intel_bts, cs_etm, arm_spe*, ...) or
+ * one whose sysfs lists address filters (nr_addr_filters > 0), which only
+ * AUX PMUs offer.
+ */
+bool aux_pmu__is_aux(const char *sysfs_root, const char *name);
+/* perf's AUXTRACE_INFO type for PMU @name (AUX_TYPE_UNKNOWN if perf has none). */
+enum aux_type aux_pmu__type(const char *name);
+
+/* ---- PERF_RECORD_AUXTRACE_INFO (aux_info.c) ---- */
+
+struct aux_info_params {
+	const char *sysfs_root;  /* NULL = real /sys */
+	const char *pmu;         /* PMU name */
+	uint32_t pmu_type;       /* its perf_event_attr.type */
+	const struct perf_event_mmap_page *pc; /* a control page for time conversion, or NULL */
+	bool snapshot;           /* -S */
+	bool per_cpu;            /* per-CPU AUX areas (not per-thread) */
+	bool have_sched_switch;
+	const char *filter;      /* address filter string, or NULL */
+};
+
+/*
+ * Builds PERF_RECORD_AUXTRACE_INFO into @buf (@cap bytes): Intel PT's
+ * private layout (perf's intel_pt_info_fill: time conversion from @p->pc,
+ * format bits and max_nonturbo_ratio from sysfs, TSC/CTC ratio from CPUID
+ * 0x15), Intel BTS's and ARM SPE's; for the other PMUs perf knows (cs_etm,
+ * s390 cpumsf) the generic {pmu type, per_cpu}. Returns the record's size,
+ * -ENOSPC if @cap is too small, -EOPNOTSUPP for a PMU perf has no AUXTRACE
+ * type for (perf 6.1 refuses such a file outright).
+ */
+long aux_info__build(const struct aux_info_params *p, void *buf, size_t cap);
+
+#endif

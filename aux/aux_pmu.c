@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Which PMUs produce AUX data. The kernel has no sysfs flag for it (the
+ * capability is PERF_PMU_CAP_AUX_OUTPUT inside the kernel), so, like perf's
+ * pmu->auxtrace, known names decide, plus one sysfs hint: only AUX PMUs
+ * implement address filters, and they list nr_addr_filters.
+ */
+#include "aux/aux.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+	const char *name;
+	bool prefix; /* arm_spe_0, arm_spe_1, ... */
+	enum aux_type type;
+} aux_pmus[] = {
+	{"intel_pt", false, AUX_TYPE_INTEL_PT},
+	{"intel_bts", false, AUX_TYPE_INTEL_BTS},
+	{"cs_etm", false, AUX_TYPE_CS_ETM},
+	{"arm_spe", true, AUX_TYPE_ARM_SPE},
+	{"cpum_sf", false, AUX_TYPE_S390_CPUMSF},
+};
+
+static int aux_pmu__find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(aux_pmus) / sizeof(aux_pmus[0]); i++) {
+		size_t n = strlen(aux_pmus[i].name);
+
+		if (!strncmp(name, aux_pmus[i].name, n) &&
+		    (!name[n] || (aux_pmus[i].prefix && name[n] == '_')))
+			return i;
+	}
+	return -1;
+}
+
+enum aux_type aux_pmu__type(const char *name)
+{
+	int i = aux_pmu__find(name);
+
+	return i < 0 ? AUX_TYPE_UNKNOWN : aux_pmus[i].type;
+}
+
+bool aux_pmu__is_aux(const char *sysfs_root, const char *name)
+{
+	char path[512];
+	unsigned long nr = 0;
+	FILE *f;
+	bool ok;
+
+	if (aux_pmu__find(name) >= 0)
+		return true;
+	snprintf(path, sizeof(path), "%s/sys/bus/event_source/devices/%s/nr_addr_filters",
+		 sysfs_root ? sysfs_root : "", name);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	ok = fscanf(f, "%lu", &nr) == 1 && nr > 0;
+	fclose(f);
+	return ok;
+}

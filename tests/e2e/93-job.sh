@@ -1,0 +1,103 @@
+# shardrec job without a batch system: plain record semantics outside one, and
+# two ranks of a simulated Slurm step (SLURM_* variables) on this machine: the
+# rendezvous, the recorder waiting for the other rank, exit statuses, names,
+# JSON, SIGTERM with an app that checkpoints, a failed recording, a rank with
+# no recorder. tests/slurm/run.sh does the same under a real Slurm.
+. "$(dirname "$0")/lib.sh"
+need_perf_event
+for v in $(compgen -e | grep -E '^(SLURM|OMPI_|PMIX_|PMI_|MPI_LOCAL|PALS_)'); do unset "$v"; done
+export TMPDIR=$TMP/rdv
+mkdir -p "$TMPDIR"
+json_field() { sed -n "s/^  \"$2\": \"\{0,1\}\([^\",]*\)\"\{0,1\},\{0,1\}$/\1/p" "$1"; }
+hot_pids() { "$PERF" script -F comm,pid -i "$1" 2>/dev/null | awk '$1 == "hot" { print $2 }' | sort -u | wc -l; }
+alive() { [ -r "/proc/$1/stat" ] && [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
+# rank N of a simulated 2-task step of job 77 on node n1
+rank() {
+	local r=$1
+	shift
+	SLURM_JOB_ID=77 SLURM_STEP_ID=${STEP:-0} SLURM_LOCALID=$r SLURM_PROCID=$r SLURM_NODEID=0 \
+		SLURM_STEP_TASKS_PER_NODE=${NTASKS:-2} SLURMD_NODENAME=n1 "$SHARDREC" job "$@"
+}
+
+# Outside a batch system: shardrec record (no -a, no JSON), % names expanded.
+"$SHARDREC" job -q -o 'plain.%j.data' -- "$PROGS/hot" 200 || fail "job outside a batch system"
+[ -f plain.nojob.data ] && [ ! -e plain.nojob.data.json ] || fail "outside: $(ls)"
+check_perf_file plain.nojob.data
+set +e
+"$SHARDREC" job -q -o x.data -- false
+rc=$?
+set -e
+[ "$rc" = 1 ] || fail "outside: exit $rc, want the command's 1"
+
+# Two ranks: rank 1 starts first and must wait for the recorder; the recorder
+# stops only after rank 1's app is done; each exits with its app's status.
+rank 1 -- sh -c "\"$PROGS/hot\" 600; exit 4" 2>r1.err &
+r1=$!
+sleep 0.5
+alive "$r1" || fail "rank 1 did not wait for the recorder"
+t0=$(date +%s%N)
+set +e
+rank 0 -- sh -c "\"$PROGS/hot\" 100; exit 3" 2>r0.err
+rc0=$?
+wait "$r1"
+rc1=$?
+set -e
+ms=$((($(date +%s%N) - t0) / 1000000))
+cat r0.err r1.err
+[ "$rc0" = 3 ] && [ "$rc1" = 4 ] || fail "exit statuses $rc0 $rc1, want 3 4"
+[ "$ms" -ge 600 ] || fail "the recorder stopped after $ms ms, before rank 1's 600 ms app"
+f=perf.77.n1.data
+check_perf_file "$f"
+[ "$(hot_pids "$f")" = 2 ] || fail "$f: want both ranks' apps"
+[ "$(json_field "$f.json" exit_status)" = 3 ] || { cat "$f.json"; fail "json exit_status"; }
+[ "$(json_field "$f.json" local_ranks)" = 2 ] || { cat "$f.json"; fail "json local_ranks"; }
+grep -q '"loss_metric": [0-9]' "$f.json" || { cat "$f.json"; fail "json loss_metric"; }
+grep -q "shardrec job 77.0 n1 rank 0: [1-9][0-9]* samples" r0.err || fail "no job summary line"
+[ -z "$(ls -A "$TMPDIR")" ] || fail "rendezvous left behind: $(ls -A "$TMPDIR")"
+
+# Names: %s step, %r rank, %p pid, %% percent.
+STEP=5 NTASKS=1 rank 0 -q -o 'n.%s.%r.%p.%%.data' -- true || fail "-o with % names"
+ls n.5.0.*.%.data >/dev/null || fail "-o n.%s.%r.%p.%%.data: got $(ls n.* 2>/dev/null)"
+
+# SIGTERM to the recorder while its app checkpoints on SIGTERM for 2 s: the
+# perf.data is complete before the recorder waits for the app.
+STEP=6 NTASKS=1 rank 0 -- sh -c 'trap "sleep 2; exit 3" TERM; while :; do sleep 0.1; done' \
+	2>term.err &
+pid=$!
+for _ in $(seq 100); do [ -e "$TMPDIR/shardrec-job.$(id -u).77.6/ready" ] && break; sleep 0.05; done
+sleep 0.3
+kill -TERM "$pid"
+for _ in $(seq 100); do [ -e perf.77.n1.data.json ] && [ ! -e perf.77.n1.data.shards ] &&
+	grep -q '"job_id": "77"' perf.77.n1.data.json && [ "$(json_field perf.77.n1.data.json step)" = 6 ] && break
+	[ -e perf.77.n1.data.shards ] || { alive "$pid" && break; }; sleep 0.05; done
+alive "$pid" || fail "the recorder did not wait for its checkpointing app"
+set +e
+wait "$pid"
+rc=$?
+set -e
+cat term.err
+[ "$rc" = 3 ] || fail "SIGTERM: exit $rc, want the app's 3"
+check_perf_file perf.77.n1.data
+[ "$(json_field perf.77.n1.data.json stop_signal)" = SIGTERM ] || fail "json stop_signal"
+
+# Recording cannot start: the app still runs, the other rank is released at once.
+rank 1 -- true 2>f1.err &
+r1=$!
+set +e
+STEP=7 rank 0 -e no_such_event -- sh -c 'exit 5' 2>f0.err
+rc=$?
+set -e
+cat f0.err
+[ "$rc" = 5 ] || fail "failed recording: exit $rc, want the app's 5"
+grep -q "unrecorded" f0.err || fail "failed recording: no warning"
+t0=$(date +%s)
+wait "$r1" || fail "rank 1 after a failed recording"
+[ $(($(date +%s) - t0)) -lt 10 ] || fail "rank 1 waited for its timeout"
+
+# A rank with no recorder on its node runs its app after --ready-timeout.
+set +e
+STEP=8 rank 1 --ready-timeout 1 -- sh -c 'exit 6' 2>alone.err
+rc=$?
+set -e
+cat alone.err
+[ "$rc" = 6 ] && grep -q "running unrecorded" alone.err || fail "lone rank: exit $rc"

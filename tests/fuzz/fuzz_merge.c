@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The whole merge under fuzz: the input is a packed shard directory,
+ *
+ *   u8 flags (bit 0: --recover, bit 1: --decompress)
+ *   then entries { u8 kind, u32 len, len bytes }, kind 0 = header.data,
+ *   1..4 = shard.0..3, 5 = tail.raw (a later entry of a kind wins)
+ *
+ * unpacked into a directory on /dev/shm (tmpfs: merge's fsync is cheap)
+ * and merged. tests/fuzz/mkcorpus.sh packs real recordings this way.
+ */
+#include "recorder/merge.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define NR_KINDS 6
+
+static const char *const kind_name[NR_KINDS] = {
+	"header.data", "shard.0", "shard.1", "shard.2", "shard.3", "tail.raw",
+};
+
+static char dir[64], out[128];
+
+static void clear_dir(void);
+
+static void remove_dir(void)
+{
+	clear_dir();
+	rmdir(dir);
+}
+
+static int setup_dir(void)
+{
+	const char *base = access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm";
+
+	snprintf(dir, sizeof(dir), "%s/fuzz_merge.XXXXXX", base);
+	if (!mkdtemp(dir))
+		return -errno;
+	snprintf(out, sizeof(out), "%s.out", dir);
+	atexit(remove_dir);
+	return 0;
+}
+
+static void put_file(const char *name, const uint8_t *p, size_t len)
+{
+	char path[128];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	if (write(fd, p, len) != (ssize_t)len) {
+		/* tmpfs full: the merge sees a shorter file, which is fine too */
+	}
+	close(fd);
+}
+
+static void clear_dir(void)
+{
+	char path[160];
+
+	for (int k = 0; k < NR_KINDS; k++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, kind_name[k]);
+		unlink(path);
+	}
+	unlink(out);
+	snprintf(path, sizeof(path), "%s.old", out);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s.partial", out);
+	unlink(path);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct merge_opts mo = {.dir = dir, .output = out};
+	struct merge_stats st;
+	char err[1024];
+	size_t pos = 1;
+
+	if (!size || (!dir[0] && setup_dir()))
+		return 0;
+	mo.recover = data[0] & 1;
+	mo.decompress = data[0] & 2;
+	while (pos + 5 <= size) {
+		uint32_t len;
+		uint8_t kind = data[pos];
+
+		memcpy(&len, data + pos + 1, 4);
+		pos += 5;
+		if (len > size - pos)
+			len = size - pos;
+		if (kind < NR_KINDS)
+			put_file(kind_name[kind], data + pos, len);
+		pos += len;
+	}
+	merge__run(&mo, &st, err, sizeof(err));
+	merge_stats__release(&st);
+	clear_dir();
+	return 0;
+}

@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# shardrec job under a real one-node Slurm (tests/slurm/cluster.sh): srun -n2,
+# sbatch --wait, scancel of a running job (timed: SIGTERM to the recorder's
+# exit) and a SIGKILLed recorder whose shards `merge --recover` turns into a
+# perf.data. Each gives exactly one perf.<jobid>.<host>[.<pid>].data per node,
+# and perf reads it. Exits 77 when Slurm or munge is missing or the daemons
+# do not start. Env: SHARDREC, PROGS (as tests/e2e), CLUSTER_KILLWAIT.
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../e2e/lib.sh"
+. "$here/cluster.sh"
+
+need_perf_event
+cluster_have || skip "$CLUSTER_ERR"
+# munged runs as munge and needs its directory below this one.
+chmod 0755 "$TMP"
+# The jobs inherit it: rendezvous directories stay inside $TMP.
+export TMPDIR=$TMP/rdv
+mkdir -p "$TMPDIR"
+trap 'cluster_stop; cleanup' EXIT
+t_start=$(date +%s)
+if ! cluster_start "$TMP/cluster" 2; then
+	echo "--- slurmctld/slurmd output:"
+	tail -n 20 "$TMP"/cluster/*.out "$TMP"/cluster/*.log 2>/dev/null || true
+	skip "cannot start a local Slurm: $CLUSTER_ERR"
+fi
+node=$CLUSTER_NODE
+echo "cluster up in $(($(date +%s) - t_start)) s: node $node"
+
+now() { date +%s.%N; }
+alive() { [ -r "/proc/$1/stat" ] && [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
+json_field() { sed -n "s/^  \"$2\": \"\{0,1\}\([^\",]*\)\"\{0,1\},\{0,1\}$/\1/p" "$1"; }
+
+# The hot processes in a perf.data: one per rank.
+hot_pids() { "$PERF" script -F comm,pid -i "$1" 2>/dev/null | awk '$1 == "hot" { print $2 }' | sort -u | wc -l; }
+
+check_job_file() {
+	local f=$1 id=$2 ranks=$3
+	[ -f "$f" ] || fail "$f missing"
+	[ ! -e "$f.shards" ] || fail "$f.shards left behind"
+	check_perf_file "$f"
+	[ -f "$f.json" ] || fail "$f.json missing"
+	[ "$(json_field "$f.json" job_id)" = "$id" ] || { cat "$f.json"; fail "$f.json: job_id"; }
+	[ "$(json_field "$f.json" samples)" -gt 0 ] || { cat "$f.json"; fail "$f.json: no samples"; }
+	[ "$(hot_pids "$f")" = "$ranks" ] || fail "$f: want samples of $ranks ranks' apps"
+}
+
+# Waits for a job's recorder (-o perf.%j.%h.%p.data): prints its pid once the
+# other rank is released (ready file) and the writers have a shard.
+wait_recorder() {
+	local id=$1 d
+	for _ in $(seq 300); do
+		d=$(ls -d perf."$id"."$node".*.data.shards 2>/dev/null | head -n 1)
+		if [ -n "$d" ] && [ -e "$d/shard.0" ] && [ -e "$TMPDIR/shardrec-job.0.$id.0/ready" ]; then
+			d=${d%.data.shards}
+			echo "${d##*.}"
+			return 0
+		fi
+		sleep 0.1
+	done
+	fail "job $id: no recorder after 30 s ($(squeue -h -j "$id" -o %T 2>/dev/null))"
+}
+
+wait_job_gone() {
+	for _ in $(seq 300); do
+		[ -z "$(squeue -h -j "$1" 2>/dev/null)" ] && return 0
+		sleep 0.1
+	done
+	fail "job $1 still in the queue after 30 s"
+}
+
+# 1. srun -n2: one file named from the job id, both ranks' apps in it.
+timeout 120 srun -n2 "$SHARDREC" job -- "$PROGS/hot" 500 2>srun.err ||
+	{ cat srun.err; fail "srun -n2 shardrec job failed"; }
+cat srun.err
+files=(perf.*.data)
+[ "${#files[@]}" = 1 ] || fail "srun: want one perf.data, got: ${files[*]}"
+id=$(echo "${files[0]}" | sed -n "s/^perf\.\([0-9][0-9]*\)\.$node\.data$/\1/p")
+[ -n "$id" ] || fail "srun: ${files[0]} is not perf.<jobid>.$node.data"
+check_job_file "${files[0]}" "$id" 2
+grep -q "shardrec job $id.0 $node rank 0: [1-9][0-9]* samples" srun.err || fail "no job summary line"
+[ -z "$(ls -A "$TMPDIR")" ] || fail "rendezvous left behind: $(ls -A "$TMPDIR")"
+echo "srun -n2: ok (${files[0]})"
+
+# 2. sbatch --wait, the recorder in the job's srun step.
+cat >job.sh <<EOF
+#!/bin/sh
+#SBATCH -n 2
+#SBATCH -o sbatch-%j.out
+srun "$SHARDREC" job -- "$PROGS/hot" 500
+EOF
+id=$(timeout 120 sbatch --parsable --wait job.sh) || { cat sbatch-*.out; fail "sbatch --wait failed"; }
+cat "sbatch-$id.out"
+check_job_file "perf.$id.$node.data" "$id" 2
+[ "$(ls perf.*.data | wc -l)" = 2 ] || fail "sbatch: want one more perf.data, got: $(ls perf.*.data)"
+echo "sbatch --wait: ok (perf.$id.$node.data)"
+
+# 3. --job-cgroup without Slurm's cgroup plugins: one clear line, exit 2.
+set +e
+srun -n1 "$SHARDREC" job --job-cgroup -- true 2>cg.err
+rc=$?
+set -e
+cat cg.err
+[ "$rc" = 2 ] && grep -q -- "--job-cgroup" cg.err || fail "--job-cgroup without a job cgroup: rc $rc"
+
+# 4. scancel a running job: SIGTERM, merge, exit well inside KillWait.
+cat >long.sh <<EOF
+#!/bin/sh
+#SBATCH -n 2
+#SBATCH -o long-%j.out
+srun "$SHARDREC" job -o perf.%j.%h.%p.data -- "$PROGS/hot" 60000
+EOF
+id=$(sbatch --parsable long.sh)
+pid=$(wait_recorder "$id")
+sleep 1
+t0=$(now)
+scancel "$id"
+for _ in $(seq 600); do alive "$pid" || break; sleep 0.02; done
+t1=$(now)
+alive "$pid" && fail "recorder $pid still runs 12 s after scancel"
+dt=$(echo "$t1 - $t0" | bc)
+echo "scancel: recorder exited $dt s after scancel (KillWait ${CLUSTER_KILLWAIT:-5} s)"
+wait_job_gone "$id"
+cat "long-$id.out"
+f=perf.$id.$node.$pid.data
+check_job_file "$f" "$id" 2
+[ "$(json_field "$f.json" stop_signal)" = SIGTERM ] || { cat "$f.json"; fail "$f.json: stop_signal"; }
+echo "scancel: ok ($f, SIGTERM to exit $dt s)"
+
+# 5. SIGKILL the recorder: its shards stay; merge --recover makes a perf.data.
+id=$(sbatch --parsable long.sh)
+pid=$(wait_recorder "$id")
+sleep 1.5
+kill -KILL "$pid"
+for _ in $(seq 100); do alive "$pid" || break; sleep 0.05; done
+scancel "$id"
+wait_job_gone "$id"
+f=perf.$id.$node.$pid.data
+[ -d "$f.shards" ] && [ ! -e "$f" ] || fail "SIGKILL: want $f.shards and no $f"
+"$SHARDREC" merge --recover "$f.shards" 2>recover.err || { cat recover.err; fail "merge --recover failed"; }
+cat recover.err
+check_perf_file "$f"
+[ "$(hot_pids "$f")" = 2 ] || fail "$f: want samples of both ranks' apps"
+echo "SIGKILL + merge --recover: ok ($f)"
+echo "slurm test: $(($(date +%s) - t_start)) s"
