@@ -73,11 +73,18 @@ check: unit e2e sanitize check-qemu fuzz-regress
 bench: $(BUILD)/shardrec $(PROG_BINS) $(BUILD)/bench/genshards
 	$(Q)BENCH_QUICK=$${BENCH_QUICK:-1} SHARDREC=$(CURDIR)/$(BUILD)/shardrec PROGS=$(CURDIR)/$(BUILD)/progs \
 		GENSHARDS=$(CURDIR)/$(BUILD)/bench/genshards bench/run.sh
+	$(Q)SHARDREC=$(CURDIR)/$(BUILD)/shardrec bench/zbench.sh
 
 $(BUILD)/bench/%: bench/%.c $(BUILD)/libshardrec.a
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libshardrec.a $(LDLIBS)
+
+# shardrec job under a real one-node Slurm on localhost (~20 s). Also in e2e
+# as 95-slurm, which skips when slurm-wlm and munge are not installed.
+check-slurm: $(BUILD)/shardrec $(PROG_BINS)
+	$(Q)SHARDREC=$(CURDIR)/$(BUILD)/shardrec PROGS=$(CURDIR)/$(BUILD)/progs tests/slurm/run.sh; \
+		rc=$$?; [ $$rc = 77 ] && echo "SKIP check-slurm" && rc=0; exit $$rc
 
 # Records in a qemu guest with 2 NUMA nodes and checks -v shows each
 # writer's buffers and rings on its node (tests/qemu/run.sh).
@@ -147,7 +154,7 @@ format:
 clean:
 	rm -rf build build-asan build-tsan build-fuzz shardrec
 
-.PHONY: all unit e2e check check-qemu bench sanitize sanitize-run install format clean fuzz fuzz-run fuzz-regress
+.PHONY: all unit e2e check check-qemu check-slurm bench sanitize sanitize-run install format clean fuzz fuzz-run fuzz-regress
 .DELETE_ON_ERROR:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

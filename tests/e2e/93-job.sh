@@ -8,15 +8,20 @@ need_perf_event
 for v in $(compgen -e | grep -E '^(SLURM|OMPI_|PMIX_|PMI_|MPI_LOCAL|PALS_)'); do unset "$v"; done
 export TMPDIR=$TMP/rdv
 mkdir -p "$TMPDIR"
+# Background ranks still running when a check fails are stopped by pid.
+bg=()
+trap 'for p in "${bg[@]}"; do kill -KILL "$p" 2>/dev/null || true; done; cleanup' EXIT
 json_field() { sed -n "s/^  \"$2\": \"\{0,1\}\([^\",]*\)\"\{0,1\},\{0,1\}$/\1/p" "$1"; }
 hot_pids() { "$PERF" script -F comm,pid -i "$1" 2>/dev/null | awk '$1 == "hot" { print $2 }' | sort -u | wc -l; }
 alive() { [ -r "/proc/$1/stat" ] && [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
-# rank N of a simulated 2-task step of job 77 on node n1
+# Rank N of a simulated 2-task step of job 77 on node n1. It execs: call it
+# in a subshell, "(rank 0 ...)", so that $! of "(rank ...) &" is shardrec.
 rank() {
 	local r=$1
 	shift
-	SLURM_JOB_ID=77 SLURM_STEP_ID=${STEP:-0} SLURM_LOCALID=$r SLURM_PROCID=$r SLURM_NODEID=0 \
-		SLURM_STEP_TASKS_PER_NODE=${NTASKS:-2} SLURMD_NODENAME=n1 "$SHARDREC" job "$@"
+	exec env SLURM_JOB_ID=77 SLURM_STEP_ID="${STEP:-0}" SLURM_LOCALID="$r" SLURM_PROCID="$r" \
+		SLURM_NODEID=0 SLURM_STEP_TASKS_PER_NODE="${NTASKS:-2}" SLURMD_NODENAME=n1 \
+		"$SHARDREC" job "$@"
 }
 
 # Outside a batch system: shardrec record (no -a, no JSON), % names expanded.
@@ -31,13 +36,14 @@ set -e
 
 # Two ranks: rank 1 starts first and must wait for the recorder; the recorder
 # stops only after rank 1's app is done; each exits with its app's status.
-rank 1 -- sh -c "\"$PROGS/hot\" 600; exit 4" 2>r1.err &
+(rank 1 -- sh -c "\"$PROGS/hot\" 600; exit 4") 2>r1.err &
 r1=$!
+bg+=("$r1")
 sleep 0.5
 alive "$r1" || fail "rank 1 did not wait for the recorder"
 t0=$(date +%s%N)
 set +e
-rank 0 -- sh -c "\"$PROGS/hot\" 100; exit 3" 2>r0.err
+(rank 0 -- sh -c "\"$PROGS/hot\" 100; exit 3") 2>r0.err
 rc0=$?
 wait "$r1"
 rc1=$?
@@ -56,20 +62,20 @@ grep -q "shardrec job 77.0 n1 rank 0: [1-9][0-9]* samples" r0.err || fail "no jo
 [ -z "$(ls -A "$TMPDIR")" ] || fail "rendezvous left behind: $(ls -A "$TMPDIR")"
 
 # Names: %s step, %r rank, %p pid, %% percent.
-STEP=5 NTASKS=1 rank 0 -q -o 'n.%s.%r.%p.%%.data' -- true || fail "-o with % names"
+(STEP=5 NTASKS=1 rank 0 -q -o 'n.%s.%r.%p.%%.data' -- true) || fail "-o with % names"
 ls n.5.0.*.%.data >/dev/null || fail "-o n.%s.%r.%p.%%.data: got $(ls n.* 2>/dev/null)"
 
 # SIGTERM to the recorder while its app checkpoints on SIGTERM for 2 s: the
 # perf.data is complete before the recorder waits for the app.
-STEP=6 NTASKS=1 rank 0 -- sh -c 'trap "sleep 2; exit 3" TERM; while :; do sleep 0.1; done' \
+(STEP=6 NTASKS=1 rank 0 -o term.data -- sh -c 'trap "sleep 2; exit 3" TERM; while :; do sleep 0.1; done') \
 	2>term.err &
 pid=$!
+bg+=("$pid")
 for _ in $(seq 100); do [ -e "$TMPDIR/shardrec-job.$(id -u).77.6/ready" ] && break; sleep 0.05; done
 sleep 0.3
 kill -TERM "$pid"
-for _ in $(seq 100); do [ -e perf.77.n1.data.json ] && [ ! -e perf.77.n1.data.shards ] &&
-	grep -q '"job_id": "77"' perf.77.n1.data.json && [ "$(json_field perf.77.n1.data.json step)" = 6 ] && break
-	[ -e perf.77.n1.data.shards ] || { alive "$pid" && break; }; sleep 0.05; done
+for _ in $(seq 100); do [ -e term.data ] && break; sleep 0.02; done
+[ -e term.data ] || fail "SIGTERM: no term.data after 2 s"
 alive "$pid" || fail "the recorder did not wait for its checkpointing app"
 set +e
 wait "$pid"
@@ -77,14 +83,16 @@ rc=$?
 set -e
 cat term.err
 [ "$rc" = 3 ] || fail "SIGTERM: exit $rc, want the app's 3"
-check_perf_file perf.77.n1.data
-[ "$(json_field perf.77.n1.data.json stop_signal)" = SIGTERM ] || fail "json stop_signal"
+check_perf_file term.data
+[ "$(json_field term.data.json stop_signal)" = SIGTERM ] || fail "json stop_signal"
+[ "$(json_field term.data.json exit_status)" = 3 ] || fail "json exit_status"
 
 # Recording cannot start: the app still runs, the other rank is released at once.
-rank 1 -- true 2>f1.err &
+(STEP=7 rank 1 -- true) 2>f1.err &
 r1=$!
+bg+=("$r1")
 set +e
-STEP=7 rank 0 -e no_such_event -- sh -c 'exit 5' 2>f0.err
+(STEP=7 rank 0 -e no_such_event -- sh -c 'exit 5') 2>f0.err
 rc=$?
 set -e
 cat f0.err
@@ -96,7 +104,7 @@ wait "$r1" || fail "rank 1 after a failed recording"
 
 # A rank with no recorder on its node runs its app after --ready-timeout.
 set +e
-STEP=8 rank 1 --ready-timeout 1 -- sh -c 'exit 6' 2>alone.err
+(STEP=8 rank 1 --ready-timeout 1 -- sh -c 'exit 6') 2>alone.err
 rc=$?
 set -e
 cat alone.err
