@@ -78,12 +78,15 @@ static unsigned long long now_ms(void)
 
 /* ---- options ---- */
 
-/* Takes job's own options out of @argv (up to "--"); 0 / -EINVAL. */
+/*
+ * Takes job's own options, which come first, out of @argv: the app's
+ * arguments are never looked at. 0 / -EINVAL.
+ */
 static int job__own_opts(struct job *j, int *argc, char **argv)
 {
 	int i, n = 1;
 
-	for (i = 1; i < *argc && strcmp(argv[i], "--"); i++) {
+	for (i = 1; i < *argc; i++) {
 		if (!strcmp(argv[i], "--job-cgroup")) {
 			j->job_cgroup = true;
 		} else if (!strcmp(argv[i], "--ready-timeout") ||
@@ -92,13 +95,13 @@ static int job__own_opts(struct job *j, int *argc, char **argv)
 			char *end;
 			long s = v ? strtol(v, &end, 10) : -1;
 
-			if (!v || *end || s < 0 || s > 3600) {
+			if (!v || !*v || *end || s < 0 || s > 3600) {
 				pr_err("job: --ready-timeout takes seconds (0..3600)");
 				return -EINVAL;
 			}
 			j->timeout_ms = s * 1000;
 		} else {
-			argv[n++] = argv[i];
+			break;
 		}
 	}
 	while (i < *argc)

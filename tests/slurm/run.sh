@@ -26,12 +26,20 @@ fi
 node=$CLUSTER_NODE
 echo "cluster up in $(($(date +%s) - t_start)) s: node $node"
 
-now() { date +%s.%N; }
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+# Seconds since the cluster came up, for the step lines.
+at() { echo "$(($(date +%s) - t_start)) s"; }
 alive() { [ -r "/proc/$1/stat" ] && [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
 json_field() { sed -n "s/^  \"$2\": \"\{0,1\}\([^\",]*\)\"\{0,1\},\{0,1\}$/\1/p" "$1"; }
 
-# The hot processes in a perf.data: one per rank.
-hot_pids() { "$PERF" script -F comm,pid -i "$1" 2>/dev/null | awk '$1 == "hot" { print $2 }' | sort -u | wc -l; }
+# Each rank's app: records its pid in app.<job>.<rank>.pid, then becomes hot.
+APP=(sh -c 'echo $$ >"app.$SLURM_JOB_ID.$SLURM_PROCID.pid"; exec "$0" "$@"' "$PROGS/hot")
+# How many of job $2's rank apps have samples in $1 (other tests may run
+# their own hot on this machine: count these pids, not the name).
+rank_apps() {
+	"$PERF" script -F pid -i "$1" 2>/dev/null | awk '{ print $1 }' | sort -u >"$1.pids"
+	cat app."$2".*.pid | sort -u | comm -12 - "$1.pids" | wc -l
+}
 
 check_job_file() {
 	local f=$1 id=$2 ranks=$3
@@ -41,7 +49,7 @@ check_job_file() {
 	[ -f "$f.json" ] || fail "$f.json missing"
 	[ "$(json_field "$f.json" job_id)" = "$id" ] || { cat "$f.json"; fail "$f.json: job_id"; }
 	[ "$(json_field "$f.json" samples)" -gt 0 ] || { cat "$f.json"; fail "$f.json: no samples"; }
-	[ "$(hot_pids "$f")" = "$ranks" ] || fail "$f: want samples of $ranks ranks' apps"
+	[ "$(rank_apps "$f" "$id")" = "$ranks" ] || fail "$f: want samples of $ranks ranks' apps"
 }
 
 # Waits for a job's recorder (-o perf.%j.%h.%p.data): prints its pid once the
@@ -69,7 +77,7 @@ wait_job_gone() {
 }
 
 # 1. srun -n2: one file named from the job id, both ranks' apps in it.
-timeout 120 srun -n2 "$SHARDREC" job -- "$PROGS/hot" 500 2>srun.err ||
+timeout 120 srun -n2 "$SHARDREC" job -- "${APP[@]}" 500 2>srun.err ||
 	{ cat srun.err; fail "srun -n2 shardrec job failed"; }
 cat srun.err
 files=(perf.*.data)
@@ -79,20 +87,20 @@ id=$(echo "${files[0]}" | sed -n "s/^perf\.\([0-9][0-9]*\)\.$node\.data$/\1/p")
 check_job_file "${files[0]}" "$id" 2
 grep -q "shardrec job $id.0 $node rank 0: [1-9][0-9]* samples" srun.err || fail "no job summary line"
 [ -z "$(ls -A "$TMPDIR")" ] || fail "rendezvous left behind: $(ls -A "$TMPDIR")"
-echo "srun -n2: ok (${files[0]})"
+echo "srun -n2: ok (${files[0]}) at $(at)"
 
 # 2. sbatch --wait, the recorder in the job's srun step.
 cat >job.sh <<EOF
 #!/bin/sh
 #SBATCH -n 2
 #SBATCH -o sbatch-%j.out
-srun "$SHARDREC" job -- "$PROGS/hot" 500
+srun "$SHARDREC" job -- sh -c 'echo \$\$ >app.\$SLURM_JOB_ID.\$SLURM_PROCID.pid; exec "\$0" "\$@"' "$PROGS/hot" 500
 EOF
 id=$(timeout 120 sbatch --parsable --wait job.sh) || { cat sbatch-*.out; fail "sbatch --wait failed"; }
 cat "sbatch-$id.out"
 check_job_file "perf.$id.$node.data" "$id" 2
 [ "$(ls perf.*.data | wc -l)" = 2 ] || fail "sbatch: want one more perf.data, got: $(ls perf.*.data)"
-echo "sbatch --wait: ok (perf.$id.$node.data)"
+echo "sbatch --wait: ok (perf.$id.$node.data) at $(at)"
 
 # 3. --job-cgroup without Slurm's cgroup plugins: one clear line, exit 2.
 set +e
@@ -107,31 +115,34 @@ cat >long.sh <<EOF
 #!/bin/sh
 #SBATCH -n 2
 #SBATCH -o long-%j.out
-srun "$SHARDREC" job -o perf.%j.%h.%p.data -- "$PROGS/hot" 60000
+srun "$SHARDREC" job -o perf.%j.%h.%p.data -- sh -c 'echo \$\$ >app.\$SLURM_JOB_ID.\$SLURM_PROCID.pid; exec "\$0" "\$@"' "$PROGS/hot" 60000
 EOF
 id=$(sbatch --parsable long.sh)
 pid=$(wait_recorder "$id")
 sleep 1
-t0=$(now)
+t0=$(now_ms)
 scancel "$id"
 for _ in $(seq 600); do alive "$pid" || break; sleep 0.02; done
-t1=$(now)
+t1=$(now_ms)
 alive "$pid" && fail "recorder $pid still runs 12 s after scancel"
-dt=$(echo "$t1 - $t0" | bc)
+dt=$(awk -v ms=$((t1 - t0)) 'BEGIN { printf "%.2f", ms / 1000 }')
 echo "scancel: recorder exited $dt s after scancel (KillWait ${CLUSTER_KILLWAIT:-5} s)"
 wait_job_gone "$id"
 cat "long-$id.out"
 f=perf.$id.$node.$pid.data
 check_job_file "$f" "$id" 2
 [ "$(json_field "$f.json" stop_signal)" = SIGTERM ] || { cat "$f.json"; fail "$f.json: stop_signal"; }
-echo "scancel: ok ($f, SIGTERM to exit $dt s)"
+echo "scancel: ok ($f, SIGTERM to exit $dt s) at $(at)"
 
 # 5. SIGKILL the recorder: its shards stay; merge --recover makes a perf.data.
 id=$(sbatch --parsable long.sh)
 pid=$(wait_recorder "$id")
 sleep 1.5
 kill -KILL "$pid"
-for _ in $(seq 100); do alive "$pid" || break; sleep 0.05; done
+app0=$(cat "app.$id.0.pid")
+for _ in $(seq 100); do alive "$pid" || alive "$app0" || break; sleep 0.05; done
+# linuxproc would not find an orphan: the app dies with the task Slurm knows.
+alive "$app0" && fail "rank 0's app $app0 outlived its SIGKILLed recorder"
 scancel "$id"
 wait_job_gone "$id"
 f=perf.$id.$node.$pid.data
@@ -139,6 +150,6 @@ f=perf.$id.$node.$pid.data
 "$SHARDREC" merge --recover "$f.shards" 2>recover.err || { cat recover.err; fail "merge --recover failed"; }
 cat recover.err
 check_perf_file "$f"
-[ "$(hot_pids "$f")" = 2 ] || fail "$f: want samples of both ranks' apps"
-echo "SIGKILL + merge --recover: ok ($f)"
+[ "$(rank_apps "$f" "$id")" = 2 ] || fail "$f: want samples of both ranks' apps"
+echo "SIGKILL + merge --recover: ok ($f) at $(at)"
 echo "slurm test: $(($(date +%s) - t_start)) s"
