@@ -549,40 +549,6 @@ static int runs_natural(struct merger *m, struct mpass *mp, const unsigned char 
 	return err;
 }
 
-/* Bytes of whole records at the start of a (possibly cut) record stream. */
-static size_t whole_prefix(const unsigned char *buf, size_t len)
-{
-	size_t pos = 0;
-
-	while (pos + sizeof(struct perf_event_header) <= len) {
-		struct perf_event_header h;
-
-		memcpy(&h, buf + pos, sizeof(h));
-		if (h.size < sizeof(h) || h.size > len - pos ||
-		    pfile__rec_len((const void *)(buf + pos)) > len - pos)
-			break;
-		pos += pfile__rec_len((const void *)(buf + pos));
-	}
-	return pos;
-}
-
-/* Checks that a plain record stream holds only sane, 8-aligned records. */
-static bool records_sane(const unsigned char *buf, size_t len)
-{
-	size_t pos = 0;
-
-	while (pos + sizeof(struct perf_event_header) <= len) {
-		struct perf_event_header h;
-
-		memcpy(&h, buf + pos, sizeof(h));
-		if (h.size < sizeof(h) || (h.size & 7) || h.size > len - pos ||
-		    pfile__rec_len((const void *)(buf + pos)) > len - pos)
-			return false;
-		pos += pfile__rec_len((const void *)(buf + pos));
-	}
-	return pos == len;
-}
-
 /*
  * Decompresses a ZPASS into m->scratch. A pass cut by a kill decompresses
  * up to its last whole COMPRESSED record: flushes end on event boundaries.
@@ -590,7 +556,9 @@ static bool records_sane(const unsigned char *buf, size_t len)
 static long pass_decompress(struct merger *m, struct mshard *s, const struct mpass *mp,
 			    bool *damaged)
 {
-	size_t len = mp->p.truncated ? whole_prefix(mp->p.buf, mp->p.len) : mp->p.len;
+	int st;
+	size_t len = mp->p.truncated ? pfile__walk_records(mp->p.buf, mp->p.len, false, &st)
+				     : mp->p.len;
 	size_t bad = 0, got, cap = zunpass__bound(mp->p.buf, len);
 	long n;
 
@@ -610,7 +578,7 @@ static long pass_decompress(struct merger *m, struct mshard *s, const struct mpa
 	}
 	n = zunpass__run(&m->unz, mp->p.buf, len, m->scratch, cap, &bad, &got);
 	if (n >= 0 && (mp->p.truncated || (uint64_t)n == mp->p.raw) &&
-	    records_sane(m->scratch, n))
+	    pfile__walk_records(m->scratch, n, true, &st) == (size_t)n && st == 0)
 		return n;
 	snprintf(m->err, m->errlen, "%s: corrupt compressed pass at offset %llu (+%zu)%s",
 		 s->r.name, (unsigned long long)mp->p.file_off, bad,

@@ -301,4 +301,13 @@ size_t pfile_idlayout__write_trailer(const struct pfile_idlayout *l, void *dst, 
  */
 uint64_t pfile__rec_len(const struct perf_event_header *h);
 
+/*
+ * Walks the records of a stream: returns the bytes of whole records at its
+ * start. *@status is 0 when all @len bytes are whole records, 1 when the last
+ * record runs past @len (a cut stream), -1 on a malformed record at the
+ * returned offset (size < 8, or with @aligned a size that is not a multiple
+ * of 8: kernel records are, COMPRESSED ones are not).
+ */
+size_t pfile__walk_records(const void *buf, size_t len, bool aligned, int *status);
+
 #endif

@@ -171,3 +171,40 @@ uint64_t pfile__rec_len(const struct perf_event_header *hp)
 		return UINT64_MAX;
 	return h.size + payload;
 }
+
+size_t pfile__walk_records(const void *buf, size_t len, bool aligned, int *status)
+{
+	const unsigned char *p = buf;
+	size_t pos = 0;
+
+	*status = 0;
+	while (pos < len) {
+		struct perf_event_header h;
+		uint64_t full;
+
+		if (len - pos < sizeof(h)) {
+			*status = 1;
+			break;
+		}
+		memcpy(&h, p + pos, sizeof(h));
+		if (h.size < sizeof(h) || (aligned && (h.size & 7))) {
+			*status = -1;
+			break;
+		}
+		if (h.size > len - pos) {
+			*status = 1;
+			break;
+		}
+		full = pfile__rec_len((const void *)(p + pos));
+		if (full == UINT64_MAX || (aligned && (full & 7))) {
+			*status = -1;
+			break;
+		}
+		if (full > len - pos) {
+			*status = 1;
+			break;
+		}
+		pos += full;
+	}
+	return pos;
+}

@@ -237,34 +237,6 @@ int shard_reader__next_pass(struct shard_reader *r, struct shard_pass *p, char *
 	return 1;
 }
 
-/* Length of the whole records at the start of @data[0..len). -1 if malformed. */
-static long whole_records(const unsigned char *data, size_t len, bool *cut)
-{
-	size_t pos = 0;
-
-	*cut = false;
-	while (pos + sizeof(struct perf_event_header) <= len) {
-		struct perf_event_header h;
-
-		uint64_t full;
-
-		memcpy(&h, data + pos, sizeof(h));
-		if (h.size < sizeof(h) || (h.size & 7))
-			return -1;
-		if (pos + h.size > len)
-			break;
-		/* AUXTRACE: its trace bytes follow, uncounted by header.size */
-		full = pfile__rec_len((const void *)(data + pos));
-		if (full == UINT64_MAX || (full & 7))
-			return -1;
-		if (full > len - pos)
-			break;
-		pos += full;
-	}
-	*cut = pos != len;
-	return pos;
-}
-
 int shard_pass__next_chunk(const struct shard_pass *p, size_t *pos, uint32_t *cpu,
 			   const unsigned char **data, size_t *len)
 {
@@ -272,6 +244,7 @@ int shard_pass__next_chunk(const struct shard_pass *p, size_t *pos, uint32_t *cp
 	size_t avail;
 	long whole;
 	bool cut;
+	int st;
 
 	if (*pos + sizeof(c) > p->len)
 		return 0; /* end, or a chunk header cut by truncation */
@@ -283,7 +256,10 @@ int shard_pass__next_chunk(const struct shard_pass *p, size_t *pos, uint32_t *cp
 		return -EBADMSG;
 	*data = p->buf + *pos + sizeof(c);
 	*len = c.len < avail ? c.len : avail;
-	whole = whole_records(*data, *len, &cut);
+	whole = pfile__walk_records(*data, *len, true, &st);
+	cut = st > 0;
+	if (st < 0)
+		whole = -1;
 	if (whole < 0 || (cut && !p->truncated))
 		return -EBADMSG;
 	*len = whole;
