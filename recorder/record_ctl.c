@@ -25,20 +25,6 @@ void record_ctl__delayed_enable(struct evlist *l, unsigned ms)
 	evlist__enable(l);
 }
 
-uint64_t record_ctl__shard_bytes(int dirfd, size_t nr)
-{
-	uint64_t total = 0;
-	char name[32];
-	struct stat st;
-
-	for (size_t g = 0; g < nr; g++) {
-		snprintf(name, sizeof(name), "shard.%zu", g);
-		if (!fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW))
-			total += st.st_size;
-	}
-	return total;
-}
-
 static int parse_user(const char *user, uid_t *uid, char *err, size_t errlen)
 {
 	struct passwd *pw;

@@ -18,12 +18,6 @@
 void record_ctl__delayed_enable(struct evlist *l, unsigned ms);
 
 /*
- * Bytes in the shard files shard.0 .. shard.(@nr - 1) of @dirfd, read with
- * fstatat from the session thread: the writers are never asked.
- */
-uint64_t record_ctl__shard_bytes(int dirfd, size_t nr);
-
-/*
  * -u @user (name or number): every thread of every process that user owns
  * (perf's thread_map__new_by_uid: the owner of /proc/PID), except this
  * process. Count (malloc'ed *@threads) or -errno with one line in @err.

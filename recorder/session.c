@@ -34,6 +34,7 @@
 
 struct session {
 	struct record_opts *o;
+	atomic_uint_least64_t shard_bytes; /* --max-size: what the writers wrote */
 	struct evlist evl;
 	struct topo *topo;
 	struct plan plan;
@@ -138,6 +139,8 @@ static int session__writers(struct session *s)
 			.clockid = s->o->clockid, .idle_ms = WRITER_IDLE_MS,
 			.pin = topo__is_this_system(s->topo),
 			.zlevel = s->o->zlevel,
+			.max_size = s->o->max_size,
+			.shard_bytes = &s->shard_bytes,
 		};
 
 		s->group_rings[g] = calloc(grp->nr_cpus, sizeof(struct ring));
@@ -444,7 +447,8 @@ static bool session__should_stop(struct session *s)
 			return true;
 		}
 	}
-	if (s->o->max_size && record_ctl__shard_bytes(s->dirfd, s->nr_writers) > s->o->max_size) {
+	if (s->o->max_size &&
+	    atomic_load_explicit(&s->shard_bytes, memory_order_relaxed) > s->o->max_size) {
 		pr_info("[ shardrec record: size limit reached (%llu KB), stopping session ]",
 			(unsigned long long)(s->o->max_size >> 10));
 		return true;
@@ -613,13 +617,15 @@ static int session__merge(struct session *s)
 
 static int session__finish(struct session *s)
 {
-	bool writer_failed = false;
+	bool writer_failed = false, size_limited = false;
 	int ret;
 
 	evlist__disable(&s->evl);
 	session__stop_writers(s);
-	for (size_t g = 0; g < s->nr_writers; g++)
+	for (size_t g = 0; g < s->nr_writers; g++) {
 		writer_failed |= writer__stats(s->writers[g])->err != 0;
+		size_limited |= writer__stats(s->writers[g])->size_limited;
+	}
 	/*
 	 * `shardrec job` on SIGTERM (walltime, scancel): merge first, then wait
 	 * for an app that may be checkpointing, all within Slurm's KillWait.
@@ -637,6 +643,9 @@ static int session__finish(struct session *s)
 	/* A writer that stopped early makes the recording incomplete, whatever stopped it. */
 	if (writer_failed)
 		pr_err("the recording is incomplete: a writer stopped early (see above)");
+	/* --max-size: valid but incomplete, even though we ended the command. */
+	if (size_limited)
+		return 2;
 	if (s->stop_signal && !s->have_workload)
 		return writer_failed ? 2 : 0;
 	if (s->have_workload && workload__exit_code(&s->wl))

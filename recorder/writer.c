@@ -144,6 +144,22 @@ static uint64_t writer__aux_done(struct ring *r)
 }
 
 /*
+ * --max-size across all writers: one relaxed add per pass (not per record;
+ * the total is only compared, nothing else is published through it). The
+ * pass that would cross the limit is not written, so the shards end at or
+ * below it. -EDQUOT tells the loop to stop without an error.
+ */
+static int writer__budget(struct writer *w, uint64_t bytes)
+{
+	uint64_t used;
+
+	if (!w->p.max_size)
+		return 0;
+	used = atomic_fetch_add_explicit(w->p.shard_bytes, bytes, memory_order_relaxed) + bytes;
+	return used > w->p.max_size ? -EDQUOT : 0;
+}
+
+/*
  * One pass: take a span of every ring, write them all as one pass with one
  * pwritev, then hand the space back. Tails move only after the data is in
  * the page cache, so a failed write loses nothing the kernel still holds.
@@ -179,6 +195,8 @@ static int writer__pass(struct writer *w, struct ring_span *spans)
 	}
 	/* Test-only fault injection (fault.h); inert unless SHARDREC_FAULT is set. */
 	err = fault__shard_write(w->p.idx, w->shard.off, sizeof(w->shard.pass) + payload);
+	if (!err)
+		err = writer__budget(w, sizeof(w->shard.pass) + payload);
 	if (!err)
 		err = shard__write_pass(&w->shard, wtime, w->iov, nr_iov, payload);
 	if (err)
@@ -229,6 +247,8 @@ static int writer__pass_z(struct writer *w, struct ring_span *spans)
 	}
 	err = fault__shard_write(w->p.idx, w->shard.off, sizeof(w->shard.pass) + w->z.len);
 	if (!err)
+		err = writer__budget(w, sizeof(w->shard.pass) + w->z.len);
+	if (!err)
 		err = shard__write_zpass(&w->shard, wtime, w->z.out, w->z.len, raw);
 	if (err)
 		return err;
@@ -265,6 +285,10 @@ static int writer__loop(struct writer *w, struct ring_span *spans)
 		bool stopping = atomic_load_explicit(&w->stop, memory_order_acquire);
 
 		err = w->p.zlevel ? writer__pass_z(w, spans) : writer__pass(w, spans);
+		if (err == -EDQUOT) {
+			w->stats.size_limited = true;
+			return 0;
+		}
 		if (err || stopping)
 			return err;
 		if (poll(w->pfd, w->p.nr_rings + 1, w->p.idle_ms) < 0 && errno != EINTR)

@@ -28,6 +28,8 @@ struct writer_params {
 	int idle_ms;                    /* poll timeout: an idle pass every this often */
 	bool pin;                       /* pin to the group (real topology only) */
 	int zlevel;                     /* zstd level, 0 = no compression */
+	uint64_t max_size;              /* --max-size in bytes, 0 = none */
+	atomic_uint_least64_t *shard_bytes; /* bytes all writers wrote, shared */
 };
 
 struct writer_stats {
@@ -35,6 +37,7 @@ struct writer_stats {
 	uint64_t zbytes; /* bytes written after compression (= bytes without -z) */
 	uint64_t passes; /* passes written */
 	uint64_t polls;  /* poll wakeups */
+	bool size_limited; /* stopped by --max-size: the pass that would cross it was not written */
 	int err;         /* first error (-errno), 0 if none */
 	uint64_t err_time; /* recording clock when it failed */
 	uint64_t start_time; /* recording clock when the thread started */
