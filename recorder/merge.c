@@ -165,29 +165,6 @@ static bool frame_less(const void *a, const void *b)
 
 /* ---- output ---- */
 
-static int out_flush(struct merger *m)
-{
-	size_t done = 0;
-
-	while (done < m->olen) {
-		ssize_t n = pwrite(m->out_fd, m->obuf + done, m->olen - done, m->ooff + done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			int err = n < 0 ? -errno : -ENOSPC;
-
-			snprintf(m->err, m->errlen, "%s: write failed: %s", m->o->output,
-				 strerror(-err));
-			return err;
-		}
-		done += n;
-	}
-	m->ooff += m->olen;
-	m->olen = 0;
-	return 0;
-}
-
 /* Writes @len bytes at the output position, bypassing the (empty) buffer. */
 static int out_direct(struct merger *m, const void *p, size_t len)
 {
@@ -208,6 +185,15 @@ static int out_direct(struct merger *m, const void *p, size_t len)
 		m->ooff += n;
 	}
 	return 0;
+}
+
+static int out_flush(struct merger *m)
+{
+	int err = out_direct(m, m->obuf, m->olen);
+
+	if (!err)
+		m->olen = 0;
+	return err;
 }
 
 static int out_put(struct merger *m, const void *p, size_t len)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "recorder/record_ctl.h"
+#include "recorder/target.h"
 
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -46,43 +46,9 @@ static int parse_user(const char *user, uid_t *uid, char *err, size_t errlen)
 	return 0;
 }
 
-static int push(pid_t **v, size_t *nr, size_t *cap, pid_t tid)
-{
-	if (*nr == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 64;
-		pid_t *n = realloc(*v, ncap * sizeof(**v));
-
-		if (!n)
-			return -ENOMEM;
-		*v = n;
-		*cap = ncap;
-	}
-	(*v)[(*nr)++] = tid;
-	return 0;
-}
-
-/* Every task of process @pid; a process gone meanwhile adds nothing. */
-static int add_tasks(pid_t pid, pid_t **v, size_t *nr, size_t *cap)
-{
-	char path[64];
-	struct dirent *d;
-	DIR *dir;
-	int ret = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	dir = opendir(path);
-	if (!dir)
-		return 0;
-	while (!ret && (d = readdir(dir)))
-		if (isdigit((unsigned char)d->d_name[0]))
-			ret = push(v, nr, cap, atoi(d->d_name));
-	closedir(dir);
-	return ret;
-}
-
 int record_ctl__uid_threads(const char *user, pid_t **threads, char *err, size_t errlen)
 {
-	size_t nr = 0, cap = 0;
+	size_t nr = 0;
 	pid_t *v = NULL;
 	struct dirent *d;
 	struct stat st;
@@ -104,8 +70,11 @@ int record_ctl__uid_threads(const char *user, pid_t **threads, char *err, size_t
 		if (pid <= 0 || pid == getpid())
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d", pid);
-		if (!stat(path, &st) && st.st_uid == uid)
-			ret = add_tasks(pid, &v, &nr, &cap);
+		if (stat(path, &st) || st.st_uid != uid)
+			continue;
+		ret = target__add_tasks(pid, &v, &nr);
+		if (ret == -ESRCH)
+			ret = 0; /* a process gone meanwhile adds nothing */
 	}
 	closedir(proc);
 	if (!ret && !nr) {

@@ -66,7 +66,7 @@ static int push(pid_t **v, size_t *n, pid_t p)
 	return 0;
 }
 
-static int add_tasks(pid_t pid, pid_t **v, size_t *n)
+int target__add_tasks(pid_t pid, pid_t **v, size_t *n)
 {
 	char path[64];
 	struct dirent *de;
@@ -101,7 +101,7 @@ static int parse_ids(const char *list, bool whole_process, pid_t **v, size_t *n,
 				 tok, whole_process ? "pid" : "tid");
 			ret = -EINVAL;
 		} else if (whole_process) {
-			ret = add_tasks(id, v, n);
+			ret = target__add_tasks(id, v, n);
 		} else {
 			/* /proc/TID exists for every thread, though readdir hides it. */
 			ret = access(path, F_OK) ? -ESRCH : push(v, n, id);
