@@ -200,9 +200,22 @@ static int open_one(struct evlist *l, size_t e, size_t c, size_t t, char *err, s
 	return sample_config__set_filter(ev, fd, err, errlen);
 }
 
+/*
+ * Keeps only the ids of fds that opened: a -p thread that exited before its
+ * open left a 0 slot, and the header must list real ids only (the kernel
+ * never hands out 0; perf reads id 0 as "synthesized").
+ */
+static void evsel__compact_ids(struct evsel *ev, size_t slots)
+{
+	ev->nr_ids = 0;
+	for (size_t i = 0; i < slots; i++)
+		if (ev->ids[i])
+			ev->ids[ev->nr_ids++] = ev->ids[i];
+}
+
 int evlist__open(struct evlist *l, char *err, size_t errlen)
 {
-	for (size_t e = 0; e < l->nr; e++)
+	for (size_t e = 0; e < l->nr; e++) {
 		for (size_t c = 0; c < l->nr_cpus; c++)
 			for (size_t t = 0; t < l->nr_threads; t++) {
 				int ret = open_one(l, e, c, t, err, errlen);
@@ -210,6 +223,8 @@ int evlist__open(struct evlist *l, char *err, size_t errlen)
 				if (ret)
 					return ret;
 			}
+		evsel__compact_ids(&l->evsel[e], l->nr_cpus * l->nr_threads);
+	}
 	return 0;
 }
 
@@ -350,7 +365,7 @@ void evlist__pfile_events(const struct evlist *l, struct pfile_event *ev)
 		ev[e].attr = l->evsel[e].ev.attr;
 		ev[e].name = (char *)l->evsel[e].ev.name;
 		ev[e].ids = l->evsel[e].ids;
-		ev[e].nr_ids = l->nr_cpus * l->nr_threads;
+		ev[e].nr_ids = l->evsel[e].nr_ids;
 	}
 }
 

@@ -18,7 +18,8 @@
 
 struct evsel {
 	struct evparse_event ev; /* attr fully configured by evlist__configure */
-	uint64_t *ids;           /* nr_cpus * nr_threads */
+	uint64_t *ids;           /* nr_cpus * nr_threads slots; after open, nr_ids of them */
+	uint32_t nr_ids;         /* ids of the fds that opened (a -p thread may be gone) */
 	const char *filter;      /* --filter for a tracepoint, NULL if none (owned) */
 };
 
