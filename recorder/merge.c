@@ -168,22 +168,13 @@ static bool frame_less(const void *a, const void *b)
 /* Writes @len bytes at the output position, bypassing the (empty) buffer. */
 static int out_direct(struct merger *m, const void *p, size_t len)
 {
-	while (len) {
-		ssize_t n = pwrite(m->out_fd, p, len, m->ooff);
+	int err = pfile__pwrite_full(m->out_fd, p, len, m->ooff);
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			int err = n < 0 ? -errno : -ENOSPC;
-
-			snprintf(m->err, m->errlen, "%s: write failed: %s", m->o->output,
-				 strerror(-err));
-			return err;
-		}
-		p = (const char *)p + n;
-		len -= n;
-		m->ooff += n;
+	if (err) {
+		snprintf(m->err, m->errlen, "%s: write failed: %s", m->o->output, strerror(-err));
+		return err;
 	}
+	m->ooff += len;
 	return 0;
 }
 

@@ -50,7 +50,6 @@ void pdecomp__delete(struct pdecomp *d)
 	free(d);
 }
 
-size_t pdecomp__pending(const struct pdecomp *d) { return d->len; }
 
 /* Hands out every whole record at the start of buf, then keeps the rest. */
 static int pdecomp__drain(struct pdecomp *d, pdecomp_cb cb, void *arg)

@@ -30,7 +30,5 @@ void pdecomp__delete(struct pdecomp *d);
  * return, -EINVAL on a corrupt stream or record, -ENOMEM.
  */
 int pdecomp__feed(struct pdecomp *d, const void *src, size_t len, pdecomp_cb cb, void *arg);
-/* Bytes of a partial record left at the end (non-zero: the stream was cut). */
-size_t pdecomp__pending(const struct pdecomp *d);
 
 #endif

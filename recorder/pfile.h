@@ -196,6 +196,13 @@ int pfile__write_attrs(int fd, uint64_t offset, const struct pfile_event *ev, si
 int pfile__write_features(int fd, uint64_t offset, const struct pfile_featset *fs,
 			  uint64_t features[PFILE_FEAT_BITS / 64], uint64_t *end);
 
+/*
+ * pwrite()s all @len bytes at @off, retrying EINTR and short writes.
+ * 0 / -errno (-ENOSPC when a write makes no progress, -EFBIG past the
+ * largest offset). Every writer of perf.data, shard side files included.
+ */
+int pfile__pwrite_full(int fd, const void *buf, size_t len, uint64_t off);
+
 /* Writes the 104-byte file header at offset 0. 0 / -errno. */
 int pfile__write_header(int fd, const struct pfile_header *h);
 

@@ -17,8 +17,7 @@ _Static_assert(sizeof(struct pfile_section) == 16, "perf_file_section layout");
 
 #define PFILE_FILE_ATTR_SIZE (PFILE_ATTR_SIZE + sizeof(struct pfile_section))
 
-/* pwrite() all of @buf at @off, retrying short writes and EINTR. 0 / -errno */
-static int pwrite_full(int fd, const void *buf, size_t len, uint64_t off)
+int pfile__pwrite_full(int fd, const void *buf, size_t len, uint64_t off)
 {
 	const unsigned char *p = buf;
 
@@ -32,7 +31,7 @@ static int pwrite_full(int fd, const void *buf, size_t len, uint64_t off)
 		if (n < 0)
 			return -errno;
 		if (n == 0)
-			return -EIO;
+			return -ENOSPC; /* nothing written at all: no room was made */
 		p += n;
 		off += n;
 		len -= n;
@@ -107,7 +106,7 @@ int pfile__write_attrs(int fd, uint64_t offset, const struct pfile_event *ev, si
 		return -ENOMEM;
 	err = file_attrs__build(buf, ids_off, ev, nr, &ids_end);
 	if (!err)
-		err = pwrite_full(fd, buf, len, offset);
+		err = pfile__pwrite_full(fd, buf, len, offset);
 	free(buf);
 	if (err)
 		return err;
@@ -116,7 +115,7 @@ int pfile__write_attrs(int fd, uint64_t offset, const struct pfile_event *ev, si
 	for (i = 0; i < nr; i++) {
 		size_t sz = (size_t)ev[i].nr_ids * sizeof(uint64_t);
 
-		err = pwrite_full(fd, ev[i].ids, sz, pos);
+		err = pfile__pwrite_full(fd, ev[i].ids, sz, pos);
 		if (err)
 			return err;
 		pos += sz;
@@ -139,7 +138,7 @@ static int features__write_payloads(int fd, uint64_t pos, const struct pfile_fea
 			continue;
 		if (fs->sec[feat].size > UINT64_MAX - pos)
 			return -EFBIG;
-		err = pwrite_full(fd, fs->sec[feat].data, fs->sec[feat].size, pos);
+		err = pfile__pwrite_full(fd, fs->sec[feat].data, fs->sec[feat].size, pos);
 		if (err)
 			return err;
 		tab[n].offset = pos;
@@ -173,12 +172,12 @@ int pfile__write_features(int fd, uint64_t offset, const struct pfile_featset *f
 		return -ENOMEM;
 	err = features__write_payloads(fd, offset + len, fs, tab, end);
 	if (!err)
-		err = pwrite_full(fd, tab, len, offset);
+		err = pfile__pwrite_full(fd, tab, len, offset);
 	free(tab);
 	return err;
 }
 
 int pfile__write_header(int fd, const struct pfile_header *h)
 {
-	return pwrite_full(fd, h, sizeof(*h), 0);
+	return pfile__pwrite_full(fd, h, sizeof(*h), 0);
 }

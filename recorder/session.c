@@ -324,22 +324,6 @@ static int session__features(struct session *s, struct pfile_featset *fs,
 	return ret;
 }
 
-static int write_all(int fd, const void *p, size_t len, uint64_t off)
-{
-	while (len) {
-		ssize_t n = pwrite(fd, p, len, off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -ENOSPC;
-		p = (const char *)p + n;
-		len -= n;
-		off += n;
-	}
-	return 0;
-}
-
 /* header.data: a complete perf.data holding the synthesized prologue. */
 static int session__write_header(struct session *s)
 {
@@ -367,7 +351,7 @@ static int session__write_header(struct session *s)
 	pfile_header__init(&h);
 	ret = pfile__write_attrs(fd, PFILE_HEADER_SIZE, ev, s->evl.nr, &h.attrs, &data_off);
 	if (!ret)
-		ret = write_all(fd, b.data, b.len, data_off);
+		ret = pfile__pwrite_full(fd, b.data, b.len, data_off);
 	h.data.offset = data_off;
 	h.data.size = b.len;
 	if (!ret)
@@ -399,7 +383,7 @@ static int session__write_tail(struct session *s)
 		ret = -errno;
 		goto out;
 	}
-	ret = write_all(fd, b.data, b.len, 0);
+	ret = pfile__pwrite_full(fd, b.data, b.len, 0);
 	close(fd);
 out:
 	recbuf__release(&b);

@@ -16,7 +16,4 @@
  */
 int session__record(struct record_opts *o);
 
-/* `shardrec topology`: prints the plan. Exit code. */
-int session__topology(int argc, char **argv);
-
 #endif
