@@ -50,7 +50,7 @@ $(BUILD)/%.o: %.c
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libshardrec.a
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libshardrec.a $(LDLIBS) $(CMOCKA_LIBS)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -MF $@.d $(LDFLAGS) -o $@ $< $(BUILD)/libshardrec.a $(LDLIBS) $(CMOCKA_LIBS)
 
 # Test workloads: built with frame pointers and symbols so perf can unwind them.
 $(BUILD)/progs/%: tests/progs/%.c

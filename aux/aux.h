@@ -18,7 +18,9 @@
  * the next read take the newest bytes (at most snap_size) through a bounce
  * copy, with the event disabled meanwhile as perf does; the head is checked
  * again after the copy and bytes that may have been overwritten during it
- * are dropped and counted, never written.
+ * are dropped and counted, never written. Drivers disagree on what
+ * aux_head means in this mode (Intel PT: an offset inside the area;
+ * CoreSight: a growing count): aux_ring.c reads it either way.
  */
 #ifndef SHARDREC_AUX_H
 #define SHARDREC_AUX_H
@@ -56,7 +58,7 @@ struct aux_ring {
 	int fd;                          /* AUX event fd, -1 on caller memory (not owned) */
 	uint32_t idx;
 	int32_t tid, cpu;
-	uint64_t tail;     /* our aux_tail; in overwrite mode the head of the last snapshot */
+	uint64_t tail;     /* our aux_tail; in overwrite mode the stream end of the last snapshot */
 	/* The span in flight between read_init and read_done. */
 	uint64_t head;
 	struct aux_auxtrace rec;
@@ -74,7 +76,10 @@ struct aux_ring {
 	 */
 	uint64_t guard;
 	uint64_t snap_req;     /* requests made (atomic: any thread) */
-	uint64_t snap_done;    /* requests served (reader only) */
+	uint64_t snap_done;    /* requests served, all pending ones at once (reader only) */
+	uint64_t last_raw;     /* aux_head as read at the last snapshot */
+	bool monotonic;        /* aux_head seen at or past the size: a count, not an offset */
+	bool wrapped;          /* the area has gone round (aux_ring__wrapped) */
 	/* Totals, reader thread only. */
 	uint64_t bytes;    /* trace bytes written out */
 	uint64_t records;  /* AUXTRACE records */
@@ -145,15 +150,24 @@ struct aux_info_params {
 	bool per_cpu;            /* per-CPU AUX areas (not per-thread) */
 	bool have_sched_switch;
 	const char *filter;      /* address filter string, or NULL */
+	/* cs_etm only (perf's cs_etm_info_fill). */
+	uint64_t config;         /* the AUX event's attr.config, as passed to perf_event_open */
+	const int *cpus;         /* CPUs the AUX event is opened on (any order) */
+	size_t nr_cpus;
 };
 
 /*
  * Builds PERF_RECORD_AUXTRACE_INFO into @buf (@cap bytes): Intel PT's
  * private layout (perf's intel_pt_info_fill: time conversion from @p->pc,
  * format bits and max_nonturbo_ratio from sysfs, TSC/CTC ratio from CPUID
- * 0x15), Intel BTS's and ARM SPE's; for the other PMUs perf knows (cs_etm,
- * s390 cpumsf) the generic {pmu type, per_cpu}. Returns the record's size,
- * -ENOSPC if @cap is too small, -EOPNOTSUPP for a PMU perf has no AUXTRACE
+ * 0x15), Intel BTS's and ARM SPE's; CoreSight's (perf 6.1's
+ * cs_etm_info_fill: header version 1, then one ETMv3/ETMv4/ETE block per
+ * CPU of @p->cpus, ascending, with @p->config remapped and the ID registers
+ * read from sysfs cs_etm/cpuN/); for s390 cpumsf the generic {pmu type,
+ * per_cpu}. Returns the record's size, -ENOSPC if @cap (or the record's
+ * 64 KiB limit: about 740 CPUs for ETE) is too small, -ENOENT (or another
+ * -errno) when a CPU's cs_etm registers are not in sysfs, -EINVAL for a
+ * negative CPU number or none, -ENOMEM, -EOPNOTSUPP for a PMU perf has no AUXTRACE
  * type for (perf 6.1 refuses such a file outright).
  */
 long aux_info__build(const struct aux_info_params *p, void *buf, size_t cap);

@@ -150,38 +150,103 @@ static unsigned char *aux_ring__copy(struct aux_ring *a, uint64_t from, uint64_t
 	return a->bounce + (from - base);
 }
 
-/* Overwrite mode: the newest bytes since the last snapshot, at most snap_size. */
+/*
+ * Snapshot mode: has the area gone round since the kernel allocated it
+ * (zeroed)? Sticky. Yes once the head went backwards (a driver reporting
+ * an offset inside the area, as Intel PT does) or some of the 4 KiB past
+ * the head is no longer zero (it went round all the way past the last
+ * head: perf's intel_pt_first_wrap looks at the area's end instead, which
+ * mistakes a head near the end for a wrap). Bytes a producer may be
+ * writing unannounced (guard) are skipped, and so is the check if the
+ * head moved during it, which only a simulation's producer can do (the
+ * event is disabled around a real snapshot). Acquire loads for the same
+ * reason as aux_ring__copy's.
+ */
+static bool aux_ring__wrapped(struct aux_ring *a, uint64_t raw)
+{
+	uint64_t from = ((raw & a->mask) + a->guard + 7) & ~7ULL;
+	uint64_t to = from + 4096 < a->size ? from + 4096 : a->size;
+
+	if (a->wrapped || raw < a->last_raw)
+		return a->wrapped = true;
+	for (uint64_t pos = from; pos < to; pos += 8)
+		if (__atomic_load_n((const uint64_t *)(a->data + pos), __ATOMIC_ACQUIRE))
+			/* Unless the producer went on meanwhile (no event to disable). */
+			return a->wrapped = ring_order__load_head(&a->pc->aux_head) == raw;
+	return false;
+}
+
+/*
+ * How far the head moved since the last snapshot, and how much of that a
+ * snapshot can know. In snapshot mode aux_head is not a stream position
+ * for every driver: Intel PT reports the offset inside the area, CoreSight
+ * a count that keeps growing (perf's *_find_snapshot hooks sort this out per
+ * PMU). A head at or past the size can only be a count, and then the
+ * distance is exact. As an offset, it is exact until the area wraps; after
+ * that it is known only modulo the size, and all of the area is valid
+ * trace: the snapshot takes the newest snap_size bytes, overlapping the
+ * previous one if need be, as perf does (the decoders find the overlap).
+ * Returns the bytes to take; *@moved the distance (mod size when unknown).
+ */
+static uint64_t aux_ring__snapshot_span(struct aux_ring *a, uint64_t raw, uint64_t *moved)
+{
+	uint64_t keep = a->snap_size;
+
+	a->monotonic |= raw >= a->size;
+	if (a->monotonic) {
+		*moved = raw - a->last_raw;
+	} else {
+		*moved = (raw - a->last_raw) & a->mask;
+		if (aux_ring__wrapped(a, raw))
+			return *moved ? keep : 0;
+	}
+	/* Exact: what was overwritten before we came is counted lost. */
+	a->lost += *moved > keep ? *moved - keep : 0;
+	return *moved > keep ? keep : *moved;
+}
+
+/*
+ * Snapshot mode: the newest bytes since the last snapshot, at most
+ * snap_size. a->tail is the stream position of the last snapshot's end,
+ * congruent to its raw head modulo the size, so positions index the area.
+ */
 static long aux_ring__snapshot_take(struct aux_ring *a)
 {
-	uint64_t head, from, recheck, keep = a->snap_size;
+	uint64_t raw, recheck, moved, take, end, from;
 	unsigned char *p;
 
 	/* Stop the hardware as perf's snapshot_start does: the head is then final. */
 	if (a->fd >= 0)
 		ioctl(a->fd, PERF_EVENT_IOC_DISABLE, 0);
-	head = ring_order__load_head(&a->pc->aux_head);
-	from = head - a->tail > keep ? head - keep : a->tail;
-	a->lost += from - a->tail;
-	p = aux_ring__copy(a, from, head);
+	raw = ring_order__load_head(&a->pc->aux_head);
+	take = raw == a->last_raw ? 0 : aux_ring__snapshot_span(a, raw, &moved);
+	end = a->tail + (take ? moved : 0);
+	/* A wrap found early: keep stream positions from going below zero (mod size). */
+	if (end < take)
+		end += a->size;
+	from = end - take;
+	p = aux_ring__copy(a, from, end);
 	recheck = ring_order__load_head(&a->pc->aux_head);
 	if (a->fd >= 0)
 		ioctl(a->fd, PERF_EVENT_IOC_ENABLE, 0);
-	/* Anything older than recheck + guard - size may have been rewritten during the copy. */
-	if (recheck + a->guard - from > a->size) {
+	/* Anything older than the new end + guard - size may have been rewritten meanwhile. */
+	recheck = end + (a->monotonic ? recheck - raw : (recheck - raw) & a->mask);
+	if (take && recheck + a->guard - from > a->size) {
 		uint64_t drop = recheck + a->guard - a->size - from;
 
-		drop = drop < head - from ? drop : head - from;
+		drop = drop < take ? drop : take;
 		a->lost += drop;
 		from += drop;
 		p += drop;
 	}
-	a->head = head;
-	a->snap_done++;
-	if (from == head) {
-		a->tail = head;
+	a->last_raw = raw;
+	a->head = end;
+	a->snap_done = __atomic_load_n(&a->snap_req, __ATOMIC_ACQUIRE);
+	if (from == end) {
+		a->tail = end;
 		return 0;
 	}
-	return aux_ring__make_rec(a, from, head - from, p, head - from, NULL, 0);
+	return aux_ring__make_rec(a, from, end - from, p, end - from, NULL, 0);
 }
 
 long aux_ring__read_init(struct aux_ring *a)

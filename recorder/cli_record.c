@@ -29,6 +29,7 @@ enum {
 	OPT_MAX_SIZE,
 	OPT_OVERWRITE,
 	OPT_FILTER,
+	OPT_CONTROL,
 };
 
 static const char usage[] =
@@ -65,7 +66,8 @@ static const char usage[] =
 	"  -G, --cgroup PATH         only tasks of this cgroup v2 (path below the\n"
 	"                            cgroup2 mount; needs -a or -C)\n"
 	"  -u, --uid USER            the processes of this user (name or uid)\n"
-	"  -D, --delay MSECS         enable the events MSECS after the start\n"
+	"  -D, --delay MSECS         enable the events MSECS after the start;\n"
+	"                            -1: start disabled, enable with --control\n"
 	"  -k, --clockid CLOCK       monotonic (default), monotonic_raw, boottime,\n"
 	"                            realtime, tai\n"
 	"Output:\n"
@@ -84,8 +86,18 @@ static const char usage[] =
 	"  -B, --no-buildid          do not collect build ids\n"
 	"  -N, --no-buildid-cache    accepted for perf compatibility (no cache)\n"
 	"      --max-size SIZE       stop when the shards exceed SIZE (B/K/M/G)\n"
-	"      --overwrite           backward (flight recorder) rings dumped on\n"
-	"                            SIGUSR2: not implemented yet, refused\n"
+	"      --overwrite           flight recorder: backward rings keep the newest\n"
+	"                            records; written out on SIGUSR2, on --control\n"
+	"                            'snapshot' and at the end\n"
+	"  -S, --snapshot[=[e]SIZE]  AUX area snapshot mode: keep the newest SIZE\n"
+	"                            bytes per CPU (default the whole area), write\n"
+	"                            them on SIGUSR2 or --control 'snapshot'; e: also\n"
+	"                            at the end\n"
+	"Run control:\n"
+	"      --control fifo:CTL[,ACK] | fd:CTL[,ACK]\n"
+	"                            read commands from a fifo or fd: enable,\n"
+	"                            disable, snapshot, stop, ping; 'ack' is\n"
+	"                            written to ACK after each\n"
 	"Topology:\n"
 	"      --dry-run             print the writer plan and exit\n"
 	"      --topology-xml FILE   plan for an hwloc XML topology (with --dry-run)\n"
@@ -137,6 +149,8 @@ static const struct option longopts[] = {
 	{"max-size", required_argument, NULL, OPT_MAX_SIZE},
 	{"overwrite", no_argument, NULL, OPT_OVERWRITE},
 	{"filter", required_argument, NULL, OPT_FILTER},
+	{"snapshot", optional_argument, NULL, 'S'},
+	{"control", required_argument, NULL, OPT_CONTROL},
 	{"cgroup", required_argument, NULL, 'G'},
 	{"uid", required_argument, NULL, 'u'},
 	{"no-buildid-cache", no_argument, NULL, 'N'},
@@ -281,6 +295,8 @@ static int record_opts__apply(struct record_opts *o, int c, const char *arg, cha
 	case 'D': return record_opts__sample(o, "delay", arg, err, errlen);
 	case OPT_MAX_SIZE: return record_opts__sample(o, "max-size", arg, err, errlen);
 	case OPT_FILTER: return record_opts__sample(o, "filter", arg, err, errlen);
+	case 'S': return record_opts__sample(o, "snapshot", arg, err, errlen);
+	case OPT_CONTROL: o->control = arg; break;
 	case 'T': break; /* timestamps are always recorded: the merge needs them */
 	case OPT_SAMPLE_CPU: o->sample_cpu = true; break;
 	case 'k':
@@ -346,6 +362,8 @@ static int record_opts__check(struct record_opts *o, char *err, size_t errlen)
 		BAD("--topology-xml/--synthetic describe another machine: use them with --dry-run");
 	if (!o->output[0])
 		BAD("-o: empty file name");
+	if (o->start_disabled && !o->control)
+		BAD("-D -1 starts with the events disabled: add --control to enable them");
 	return 0;
 }
 
@@ -360,7 +378,7 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv, char *err, 
 	optind = 1;
 	opterr = 0;
 	/* '+': stop at the first non-option, the workload's argv[0]. */
-	while ((c = getopt_long(argc, argv, "+aC:p:t:e:F:c:gTk:o:m:BvqhNRdPiI::D:G:u:z", longopts,
+	while ((c = getopt_long(argc, argv, "+aC:p:t:e:F:c:gTk:o:m:BvqhNRdPiI::D:G:u:zS::", longopts,
 				NULL)) != -1) {
 		if (c == 'h')
 			return 1;

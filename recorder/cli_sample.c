@@ -39,10 +39,10 @@ static int delay(struct record_opts *o, const char *arg, char *err, size_t errle
 
 	errno = 0;
 	v = strtol(arg, &end, 10);
+	/* perf's -D -1: start disabled, wait for --control's "enable". */
 	if (v == -1 && !*end) {
-		snprintf(err, errlen, "-D -1 (start disabled, enable through a control fd) is not "
-			 "supported");
-		return -EINVAL;
+		o->start_disabled = true;
+		return 0;
 	}
 	if (errno || *end || !*arg || v < 0 || v > 24L * 3600 * 1000) {
 		snprintf(err, errlen, "-D: '%s' is not a delay in milliseconds", arg);
@@ -97,9 +97,38 @@ static int filter(struct record_opts *o, const char *arg, char *err, size_t errl
 	return 0;
 }
 
+/*
+ * -S[e][SIZE]: perf's auxtrace_parse_snapshot_options, 'e' for a snapshot
+ * at exit, then intel_pt_parse_snapshot_options' byte count (strtoull base
+ * 0); nothing means the whole AUX area.
+ */
+static int snapshot(struct record_opts *o, const char *arg, char *err, size_t errlen)
+{
+	char *end;
+
+	o->aux_snapshot = true;
+	if (!arg)
+		return 0;
+	if (*arg == 'e') {
+		o->aux_snapshot_on_exit = true;
+		arg++;
+	}
+	if (!*arg)
+		return 0;
+	errno = 0;
+	o->aux_snap_size = strtoull(arg, &end, 0);
+	if (errno || *end || *arg == '-' || !o->aux_snap_size) {
+		snprintf(err, errlen, "-S/--snapshot: '%s' is not [e][SIZE] (SIZE in bytes)", arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int record_opts__sample(struct record_opts *o, const char *name, const char *arg, char *err,
 			size_t errlen)
 {
+	if (!strcmp(name, "snapshot"))
+		return snapshot(o, arg, err, errlen);
 	if (!strcmp(name, "call-graph"))
 		return call_graph(o, arg, err, errlen);
 	if (!strcmp(name, "user-regs"))

@@ -103,8 +103,16 @@ static int evlist__configure_aux(struct evlist *l, const struct record_opts *o, 
 			}
 			l->aux_evsel = i;
 		}
-	if (l->aux_evsel < 0)
-		return 0;
+	if (l->aux_evsel < 0) {
+		if (!o->aux_snapshot)
+			return 0;
+		/* perf's auxtrace_parse_snapshot_options says the same. */
+		snprintf(err, errlen, "-S/--snapshot: no AUX area event to snapshot (e.g. -e intel_pt//)");
+		return -EINVAL;
+	}
+	/* --overwrite is a flight recorder for the AUX areas too. */
+	l->aux_snapshot = o->aux_snapshot || o->overwrite;
+	l->aux_snap_size = o->aux_snap_size;
 	l->aux_pages = o->aux_pages ? o->aux_pages : (size_t)((1U << 20) / sysconf(_SC_PAGESIZE));
 	return 0;
 }
@@ -116,6 +124,7 @@ int evlist__configure(struct evlist *l, const struct record_opts *o, char *err, 
 	int ret;
 
 	memset(l, 0, sizeof(*l));
+	l->backward = o->overwrite;
 	{
 		struct evparse_event *evs = NULL;
 		size_t nr = 0;
@@ -264,13 +273,15 @@ static int evlist__mmap_aux(struct evlist *l, size_t c, char *err, size_t errlen
 		return 0;
 	if (!l->aux && !(l->aux = calloc(l->nr_cpus, sizeof(*l->aux))))
 		return -ENOMEM;
-	ret = aux_ring__mmap(&l->aux[c], &l->rings[c], l->aux_pages, false);
+	ret = aux_ring__mmap(&l->aux[c], &l->rings[c], l->aux_pages, l->aux_snapshot);
 	if (ret) {
 		snprintf(err, errlen, "%s: AUX area mmap of %zu pages on CPU %d failed: %s (see -m DATA,AUX)",
 			 l->evsel[l->aux_evsel].ev.name, l->aux_pages, l->cpus[c], strerror(-ret));
 		return ret;
 	}
 	l->aux[c].idx = c;
+	if (l->aux_snap_size && l->aux_snap_size < l->aux[c].size)
+		l->aux[c].snap_size = l->aux_snap_size;
 	l->rings[c].aux = &l->aux[c];
 	return 0;
 }
@@ -285,7 +296,7 @@ int evlist__mmap(struct evlist *l, size_t pages, char *err, size_t errlen)
 			snprintf(err, errlen, "CPU %d: no event could be opened", l->cpus[c]);
 			return -ENODEV;
 		}
-		ret = ring__mmap(&l->rings[c], owner, l->cpus[c], pages);
+		ret = ring__mmap(&l->rings[c], owner, l->cpus[c], pages, l->backward);
 		if (ret) {
 			snprintf(err, errlen,
 				 "mmap of %zu pages on CPU %d failed: %s (see -m and "

@@ -35,6 +35,9 @@ struct evlist {
 	struct aux_ring *aux; /* nr_cpus AUX areas when an event is on an AUX PMU, else NULL */
 	size_t aux_pages;     /* their size in pages, 0 = no AUX event */
 	int aux_evsel;        /* index of the AUX event, -1 if none */
+	bool aux_snapshot;    /* -S: AUX areas in overwrite mode, read on request */
+	uint64_t aux_snap_size; /* -S bytes per snapshot and area, 0 = the whole area */
+	bool backward;        /* --overwrite: write_backward rings, read on request */
 	struct pfile_idlayout layout;
 	bool has_cgroup; /* -G: every fd counts only in cgroup_fd's cgroup */
 	int cgroup_fd;

@@ -958,10 +958,14 @@ static int copy_prologue(struct merger *m)
 	return ret;
 }
 
-/* Appends tail.raw (records the session wrote after recording), if any. */
-static int copy_tail(struct merger *m)
+/*
+ * Copies the records of @name, if it exists: tail.raw (lost counts the
+ * session wrote after recording, appended) or tail.synth (--overwrite's
+ * task records written at the end, placed after the prologue).
+ */
+static int copy_file(struct merger *m, const char *name)
 {
-	int fd = openat(m->dirfd, "tail.raw", O_RDONLY | O_CLOEXEC);
+	int fd = openat(m->dirfd, name, O_RDONLY | O_CLOEXEC);
 	struct pfile_reader r;
 	const struct perf_event_header *h;
 	size_t len;
@@ -980,7 +984,7 @@ static int copy_tail(struct merger *m)
 		if (ret)
 			break;
 	}
-	/* A kill can cut tail.raw: whole records are kept, the rest dropped. */
+	/* A kill can cut the file: whole records are kept, the rest dropped. */
 	if (ret == -EINVAL)
 		ret = 0;
 	pfile_reader__release(&r);
@@ -1067,9 +1071,11 @@ static int write_file(struct merger *m)
 	m->ooff = m->data_start;
 	err = copy_prologue(m);
 	if (!err)
+		err = copy_file(m, "tail.synth");
+	if (!err)
 		err = m->frames ? merge_frames(m) : merge_shards(m);
 	if (!err)
-		err = copy_tail(m);
+		err = copy_file(m, "tail.raw");
 	if (!err)
 		err = out_flush(m);
 	if (err)

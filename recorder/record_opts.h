@@ -60,8 +60,13 @@ struct record_opts {
 	bool switch_events;    /* --switch-events */
 	bool no_buildid_cache; /* -N: accepted, there is no cache */
 	unsigned delay_ms;     /* -D */
+	bool start_disabled;   /* -D -1: enabled by --control's "enable" */
 	uint64_t max_size;     /* --max-size bytes, 0 = none */
-	bool overwrite;        /* --overwrite: refused until backward rings are read */
+	bool overwrite;        /* --overwrite: backward rings, dumped on SIGUSR2/snapshot and at the end */
+	bool aux_snapshot;     /* -S: AUX areas in snapshot mode */
+	bool aux_snapshot_on_exit; /* -Se: one more snapshot at the end */
+	uint64_t aux_snap_size; /* -S SIZE: bytes per snapshot and CPU, 0 = the whole area */
+	const char *control;   /* --control fifo:CTL[,ACK] or fd:CTL[,ACK] */
 	struct record_filter { /* --filter: applies to the -e given before it */
 		size_t events_off, events_end; /* that -e's span in @events */
 		const char *filter;

@@ -219,18 +219,6 @@ int sample_config__apply(struct evlist *l, const struct record_opts *o, char *er
 	bool cpu = o->raw_samples || has_tracepoint(l);
 	int ret;
 
-	/*
-	 * Backward rings need their own reader (from data_head back to the
-	 * previous dump, records reversed into time order) and a writer that
-	 * dumps only on SIGUSR2: refused until both exist, rather than read
-	 * forward as garbage.
-	 */
-	if (o->overwrite) {
-		snprintf(err, errlen, "--overwrite (backward rings dumped on SIGUSR2) is not "
-			 "implemented yet");
-		return -EOPNOTSUPP;
-	}
-
 	for (size_t i = 0; i < l->nr; i++) {
 		struct evsel *e = &l->evsel[i];
 
@@ -243,13 +231,19 @@ int sample_config__apply(struct evlist *l, const struct record_opts *o, char *er
 		if (ret)
 			return ret;
 	}
-	if (o->delay_ms) {
+	if (o->delay_ms || o->start_disabled) {
 		ret = add_tracking_dummy(l);
 		if (ret) {
 			snprintf(err, errlen, "out of memory");
 			return ret;
 		}
 	}
+	/*
+	 * --overwrite: every event, the -D tracking dummy included, since the
+	 * kernel refuses SET_OUTPUT between rings of different directions.
+	 */
+	for (size_t i = 0; i < l->nr; i++)
+		l->evsel[i].ev.attr.write_backward = o->overwrite;
 	return o->cgroup ? open_cgroup(l, o, err, errlen) : 0;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "recorder/session.h"
 #include "numa/topology.h"
+#include "recorder/control.h"
 #include "recorder/evlist.h"
 #include "recorder/log.h"
 #include "recorder/membudget.h"
@@ -47,6 +48,9 @@ struct session {
 	int dirfd;
 	int sigfd;
 	int stop_signal;
+	bool stop_requested;  /* --control's "stop" */
+	struct control ctl;   /* --control, fds -1 without it */
+	unsigned snapshots;   /* snapshot requests served (SIGUSR2, --control) */
 	uint64_t lost_samples;
 	char err[1024];
 };
@@ -141,6 +145,7 @@ static int session__writers(struct session *s)
 			.zlevel = s->o->zlevel,
 			.max_size = s->o->max_size,
 			.shard_bytes = &s->shard_bytes,
+			.overwrite = s->evl.backward,
 		};
 
 		s->group_rings[g] = calloc(grp->nr_cpus, sizeof(struct ring));
@@ -237,17 +242,42 @@ static int session__synth_auxtrace_info(struct session *s, struct recbuf *b)
 {
 	const struct evsel *e = &s->evl.evsel[s->evl.aux_evsel];
 	struct aux_info_params p = {.pmu = e->ev.pmu, .pmu_type = e->ev.attr.type,
-				    .per_cpu = true, .pc = s->evl.rings[0].pc};
-	unsigned char buf[4096];
-	long len = aux_info__build(&p, buf, sizeof(buf));
+				    .config = e->ev.attr.config, .cpus = s->evl.cpus,
+				    .nr_cpus = s->evl.nr_cpus, .per_cpu = true,
+				    .pc = s->evl.rings[0].pc, .snapshot = s->evl.aux_snapshot};
+	/* CoreSight's per-CPU metadata grows with the CPUs: a record's most. */
+	unsigned char *buf = malloc(UINT16_MAX);
+	long len = buf ? aux_info__build(&p, buf, UINT16_MAX) : -ENOMEM;
 
-	if (len < 0) {
+	if (len == -ENOENT && aux_pmu__type(e->ev.pmu) == AUX_TYPE_CS_ETM)
+		snprintf(s->err, sizeof(s->err), "%s: CoreSight registers missing under "
+			 "/sys/bus/event_source/devices/%s/cpuN/ (trcidr/, mgmt/)", e->ev.name,
+			 e->ev.pmu);
+	else if (len < 0)
 		snprintf(s->err, sizeof(s->err), "%s: cannot describe its AUX data for perf: %s",
 			 e->ev.name, len == -EOPNOTSUPP ? "perf knows no decoder for this PMU" :
 			 strerror(-len));
-		return len;
-	}
-	return recbuf__append(b, buf, len);
+	else
+		len = recbuf__append(b, buf, len);
+	free(buf);
+	return len < 0 ? len : 0;
+}
+
+/* COMM, FORK and MMAP records of the target's tasks as /proc shows them now. */
+static int session__synth_tasks(struct session *s, struct synth *sy)
+{
+	int ret;
+
+	/* Other users' /proc/PID/maps, when the site granted CAP_SYS_PTRACE. */
+	privs__raise(PRIVS_F(PRIVS_SYS_PTRACE));
+	if (s->o->system_wide || s->o->cpu_list)
+		ret = synth__all_processes(sy);
+	else if (s->have_workload)
+		ret = synth__process(sy, s->wl.pid);
+	else
+		ret = synth_threads(s, sy);
+	privs__lower();
+	return ret == -ESRCH ? 0 : ret;
 }
 
 static int session__synth(struct session *s, struct recbuf *b)
@@ -271,16 +301,8 @@ static int session__synth(struct session *s, struct recbuf *b)
 	privs__lower();
 	if (ret && ret != -ENOENT)
 		pr_warn("cannot synthesize module maps: %s", strerror(-ret));
-	/* Other users' /proc/PID/maps, when the site granted CAP_SYS_PTRACE. */
-	privs__raise(PRIVS_F(PRIVS_SYS_PTRACE));
-	if (s->o->system_wide || s->o->cpu_list)
-		ret = synth__all_processes(&sy);
-	else if (s->have_workload)
-		ret = synth__process(&sy, s->wl.pid);
-	else
-		ret = synth_threads(s, &sy);
-	privs__lower();
-	if (ret && ret != -ESRCH)
+	ret = session__synth_tasks(s, &sy);
+	if (ret)
 		return ret;
 	ret = synth__thread_map(&sy, s->evl.threads, s->evl.nr_threads);
 	if (!ret)
@@ -369,23 +391,46 @@ out:
 	return ret;
 }
 
+/* Writes @b whole into @name of the shard directory (a new file). 0 / -errno. */
+static int session__write_file(struct session *s, const char *name, const struct recbuf *b)
+{
+	int fd, ret;
+
+	fd = openat(s->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	ret = pfile__pwrite_full(fd, b->data, b->len, 0);
+	close(fd);
+	return ret;
+}
+
 static int session__write_tail(struct session *s)
 {
 	struct recbuf b = {0};
-	int fd, ret;
+	int ret;
 
 	ret = evlist__read_lost(&s->evl, &b, &s->lost_samples);
-	if (ret || !b.len)
-		goto out;
-	fd = openat(s->dirfd, "tail.raw", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		    0600);
-	if (fd < 0) {
-		ret = -errno;
-		goto out;
-	}
-	ret = pfile__pwrite_full(fd, b.data, b.len, 0);
-	close(fd);
-out:
+	if (!ret && b.len)
+		ret = session__write_file(s, "tail.raw", &b);
+	recbuf__release(&b);
+	return ret;
+}
+
+/*
+ * --overwrite: the tasks' COMM and MMAP records went into the backward
+ * rings with everything else, and the kernel overwrites them first, being
+ * the oldest. Describe the tasks again at the end (perf's tail_synthesize);
+ * the merge puts tail.synth right after the prologue, before any sample.
+ */
+static int session__write_tail_synth(struct session *s)
+{
+	struct recbuf b = {0};
+	struct synth sy = {.layout = &s->evl.layout, .out = &b};
+	int ret;
+
+	ret = session__synth_tasks(s, &sy);
+	if (!ret && b.len)
+		ret = session__write_file(s, "tail.synth", &b);
 	recbuf__release(&b);
 	return ret;
 }
@@ -401,6 +446,7 @@ static int session__signals(struct session *s)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGUSR2); /* snapshot, as perf's SIGUSR2 trigger */
 	/* Blocked before any thread exists, so every thread inherits the mask. */
 	if (sigprocmask(SIG_BLOCK, &set, NULL))
 		return -errno;
@@ -421,16 +467,74 @@ static bool targets_gone(const struct session *s)
 	return true;
 }
 
-static bool session__should_stop(struct session *s)
+/* SIGUSR2 or --control "snapshot": dump the backward rings, snapshot the AUX areas. */
+static void session__snapshot(struct session *s)
+{
+	bool any = false;
+
+	for (size_t g = 0; g < s->nr_writers; g++)
+		any |= writer__snapshot(s->writers[g]);
+	if (any)
+		s->snapshots++;
+	else
+		pr_warn("snapshot request ignored: there is nothing to snapshot without --overwrite "
+			"or -S");
+}
+
+/* One --control command; true if it stops the recording. */
+static bool session__control(struct session *s, enum control_cmd cmd)
+{
+	switch (cmd) {
+	case CONTROL_ENABLE:
+		evlist__enable(&s->evl);
+		pr_info("[ shardrec record: events enabled ]");
+		break;
+	case CONTROL_DISABLE:
+		evlist__disable(&s->evl);
+		pr_info("[ shardrec record: events disabled ]");
+		break;
+	case CONTROL_SNAPSHOT:
+		session__snapshot(s);
+		break;
+	case CONTROL_STOP:
+		s->stop_requested = true;
+		break;
+	case CONTROL_PING:
+		break;
+	default:
+		pr_warn("--control: unknown command '%s' ignored (enable, disable, snapshot, stop, "
+			"ping)", s->ctl.last);
+		return false;
+	}
+	control__ack(&s->ctl);
+	return s->stop_requested;
+}
+
+/* Signals: SIGUSR2 asks for a snapshot, SIGCHLD is looked at below, others stop. */
+static bool session__signal(struct session *s)
 {
 	struct signalfd_siginfo si;
 
 	while (read(s->sigfd, &si, sizeof(si)) == sizeof(si)) {
-		if (si.ssi_signo != SIGCHLD) {
+		if (si.ssi_signo == SIGUSR2) {
+			session__snapshot(s);
+		} else if (si.ssi_signo != SIGCHLD) {
 			s->stop_signal = si.ssi_signo;
 			return true;
 		}
 	}
+	return false;
+}
+
+static bool session__should_stop(struct session *s)
+{
+	enum control_cmd cmd;
+
+	if (session__signal(s))
+		return true;
+	while ((cmd = control__next(&s->ctl)) != CONTROL_NONE)
+		if (session__control(s, cmd))
+			return true;
 	if (s->o->max_size &&
 	    atomic_load_explicit(&s->shard_bytes, memory_order_relaxed) > s->o->max_size) {
 		pr_info("[ shardrec record: size limit reached (%llu KB), stopping session ]",
@@ -449,11 +553,12 @@ static bool session__should_stop(struct session *s)
 
 static void session__wait(struct session *s)
 {
-	struct pollfd pfd = {.fd = s->sigfd, .events = POLLIN};
+	struct pollfd pfd[2] = {{.fd = s->sigfd, .events = POLLIN}, {.events = POLLIN}};
 
 	while (!session__should_stop(s)) {
+		pfd[1].fd = s->ctl.fd;
 		/* -p targets have no SIGCHLD: look again every 200 ms. */
-		if (poll(&pfd, 1, 200) < 0 && errno != EINTR)
+		if (poll(pfd, 2, 200) < 0 && errno != EINTR)
 			break;
 	}
 }
@@ -463,7 +568,8 @@ static int session__go(struct session *s)
 	int ret;
 
 	/* -D: nothing is enabled before the delay, not even on exec. */
-	if (!s->o->delay_ms && (!s->have_workload || s->o->system_wide || s->o->cpu_list))
+	if (!s->o->delay_ms && !s->o->start_disabled &&
+	    (!s->have_workload || s->o->system_wide || s->o->cpu_list))
 		evlist__enable(&s->evl);
 	if (s->have_workload)
 		ret = workload__start(&s->wl);
@@ -486,6 +592,7 @@ static void remove_shards(struct session *s)
 
 	unlinkat(s->dirfd, "header.data", 0);
 	unlinkat(s->dirfd, "tail.raw", 0);
+	unlinkat(s->dirfd, "tail.synth", 0);
 	for (size_t g = 0; g < s->plan.nr_groups; g++) {
 		snprintf(name, sizeof(name), "shard.%zu", g);
 		unlinkat(s->dirfd, name, 0);
@@ -539,6 +646,22 @@ static void print_writers(struct session *s)
 	}
 }
 
+/* --overwrite: what the dumps took, and what the kernel overwrote before one came. */
+static void print_flight_recorder(struct session *s)
+{
+	uint64_t dumps = 0, overwritten = 0;
+
+	for (size_t g = 0; g < s->nr_writers; g++) {
+		dumps += writer__stats(s->writers[g])->dumps;
+		for (size_t i = 0; i < s->plan.groups[g].nr_cpus; i++)
+			overwritten += s->group_rings[g][i].overwritten;
+	}
+	pr_info("[ shardrec record: flight recorder: %u snapshot request%s, %llu ring dumps, "
+		"%.3f MB overwritten before a dump ]",
+		s->snapshots, s->snapshots == 1 ? "" : "s", (unsigned long long)dumps,
+		overwritten / 1e6);
+}
+
 static void print_summary(struct session *s, const struct merge_stats *ms)
 {
 	if (s->o->verbose)
@@ -552,8 +675,12 @@ static void print_summary(struct session *s, const struct merge_stats *ms)
 		"records, %llu lost samples ]",
 		ms->bytes_out / 1e6, s->o->output, (unsigned long long)ms->samples,
 		(unsigned long long)ms->lost_records, (unsigned long long)ms->lost_samples);
-	/* A hole in an AUX trace is loss too: never leave it unsaid. */
-	if (ms->aux_truncated || ms->aux_partial || ms->aux_collision || ms->aux_overwrite)
+	/*
+	 * A hole in an AUX trace is loss too: never leave it unsaid. In snapshot
+	 * mode every AUX record says OVERWRITE: that is the mode, not a loss.
+	 */
+	if (ms->aux_truncated || ms->aux_partial || ms->aux_collision ||
+	    (ms->aux_overwrite && !s->evl.aux_snapshot))
 		pr_warn("AUX trace: %llu of %llu AUX records truncated, %llu partial, %llu "
 			"collision, %llu overwrite",
 			(unsigned long long)ms->aux_truncated, (unsigned long long)ms->aux_records,
@@ -563,6 +690,8 @@ static void print_summary(struct session *s, const struct merge_stats *ms)
 		pr_info("[ shardrec record: %llu MB of AUX trace in %llu AUXTRACE records ]",
 			(unsigned long long)(ms->auxtrace_bytes >> 20),
 			(unsigned long long)ms->auxtrace_records);
+	if (s->evl.backward)
+		print_flight_recorder(s);
 	if (ms->compressed)
 		pr_info("[ shardrec record: Compressed %.3f MB of ring data to %.3f MB, ratio is "
 			"%.3f ]",
@@ -605,6 +734,10 @@ static int session__finish(struct session *s)
 	int ret;
 
 	evlist__disable(&s->evl);
+	/* -Se, --overwrite: one last AUX snapshot, taken by the writers' final pass. */
+	if (s->o->aux_snapshot_on_exit || s->evl.backward)
+		for (size_t g = 0; g < s->nr_writers; g++)
+			writer__snapshot(s->writers[g]);
 	session__stop_writers(s);
 	for (size_t g = 0; g < s->nr_writers; g++) {
 		writer_failed |= writer__stats(s->writers[g])->err != 0;
@@ -619,6 +752,9 @@ static int session__finish(struct session *s)
 	ret = session__write_tail(s);
 	if (ret)
 		pr_warn("lost-sample counts not saved: %s", strerror(-ret));
+	ret = s->evl.backward ? session__write_tail_synth(s) : 0;
+	if (ret)
+		pr_warn("tasks not described again at the end: %s", strerror(-ret));
 	ret = session__merge(s);
 	if (s->have_workload)
 		workload__terminate(&s->wl);
@@ -654,6 +790,7 @@ static void session__release(struct session *s)
 		close(s->dirfd);
 	if (s->sigfd >= 0)
 		close(s->sigfd);
+	control__close(&s->ctl);
 }
 
 static int session__dry_run(struct session *s)
@@ -668,6 +805,8 @@ static int session__setup(struct session *s)
 	int ret;
 
 	ret = evlist__configure(&s->evl, s->o, s->err, sizeof(s->err));
+	if (!ret && s->o->control && !s->o->dry_run)
+		ret = control__open(&s->ctl, s->o->control, s->err, sizeof(s->err));
 	if (!ret && s->o->argc && !s->o->dry_run) {
 		ret = workload__prepare(&s->wl, s->o->argv, s->o->workload_pdeathsig);
 		s->have_workload = !ret;
@@ -699,7 +838,7 @@ static int session__setup(struct session *s)
 
 int session__record(struct record_opts *o)
 {
-	struct session s = {.o = o, .dirfd = -1, .sigfd = -1};
+	struct session s = {.o = o, .dirfd = -1, .sigfd = -1, .ctl = {.fd = -1, .ack_fd = -1}};
 	int ret, code = 1;
 
 	ret = session__signals(&s);

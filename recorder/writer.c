@@ -16,8 +16,10 @@
 struct writer {
 	struct writer_params p;
 	struct shard shard;
-	int stop_fd;
+	int wake_fd;
 	atomic_bool stop;
+	atomic_uint_least64_t dump_req; /* writer__snapshot calls (--overwrite) */
+	uint64_t dump_done;             /* requests served: the writer thread only */
 	pthread_t thread;
 	bool started;
 	struct writer_stats stats;
@@ -37,15 +39,16 @@ struct writer *writer__new(const struct writer_params *p)
 	if (!w)
 		return NULL;
 	w->p = *p;
-	w->stop_fd = -1;
+	w->wake_fd = -1;
 	w->shard.fd = -1;
 	atomic_init(&w->stop, false);
+	atomic_init(&w->dump_req, 0);
 	err = shard__create(&w->shard, p->dirfd, p->idx, p->group->node,
 			    p->zlevel ? SHARD_F_ZSTD : 0);
 	if (err)
 		goto out_free;
-	w->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (w->stop_fd < 0) {
+	w->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (w->wake_fd < 0) {
 		err = -errno;
 		goto out_close_shard;
 	}
@@ -258,13 +261,51 @@ static int writer__pass_z(struct writer *w, struct ring_span *spans)
 	return 0;
 }
 
+/*
+ * --overwrite: the rings stay paused from before their heads are read until
+ * the pass is written, since the kernel would otherwise write over the
+ * records in flight: nothing tells it how far we read. Records it meanwhile
+ * drops come back as PERF_RECORD_LOST. Requests that arrive during the dump
+ * are served by the next one.
+ */
+static int writer__dump(struct writer *w, struct ring_span *spans)
+{
+	int err = 0;
+
+	w->dump_done = atomic_load_explicit(&w->dump_req, memory_order_acquire);
+	for (size_t i = 0; i < w->p.nr_rings && !err; i++)
+		err = ring__pause(&w->p.rings[i], true);
+	if (!err)
+		err = w->p.zlevel ? writer__pass_z(w, spans) : writer__pass(w, spans);
+	for (size_t i = 0; i < w->p.nr_rings; i++) {
+		int e = ring__pause(&w->p.rings[i], false);
+
+		err = err ? err : e;
+	}
+	w->stats.dumps += !err;
+	return err;
+}
+
+static bool writer__dump_due(struct writer *w)
+{
+	return atomic_load_explicit(&w->dump_req, memory_order_acquire) != w->dump_done;
+}
+
+static int writer__take(struct writer *w, struct ring_span *spans, bool stopping)
+{
+	if (!w->p.overwrite)
+		return w->p.zlevel ? writer__pass_z(w, spans) : writer__pass(w, spans);
+	return stopping || writer__dump_due(w) ? writer__dump(w, spans) : 0;
+}
+
 static void writer__setup_poll(struct writer *w)
 {
 	for (size_t i = 0; i < w->p.nr_rings; i++) {
-		w->pfd[i].fd = w->p.rings[i].fd;
+		/* Backward rings wake nobody: only a request or the stop starts a pass. */
+		w->pfd[i].fd = w->p.overwrite ? -1 : w->p.rings[i].fd;
 		w->pfd[i].events = POLLIN;
 	}
-	w->pfd[w->p.nr_rings].fd = w->stop_fd;
+	w->pfd[w->p.nr_rings].fd = w->wake_fd;
 	w->pfd[w->p.nr_rings].events = POLLIN;
 }
 
@@ -276,6 +317,16 @@ static void writer__drop_hungup(struct writer *w)
 			w->pfd[i].fd = -1;
 }
 
+/* A snapshot request left the eventfd readable: reset it, or poll would spin. */
+static void writer__drain_wake(struct writer *w)
+{
+	uint64_t n;
+
+	if (w->pfd[w->p.nr_rings].revents & POLLIN && read(w->wake_fd, &n, sizeof(n)) < 0) {
+		/* EAGAIN: another wakeup already drained it. */
+	}
+}
+
 static int writer__loop(struct writer *w, struct ring_span *spans)
 {
 	int err;
@@ -284,16 +335,18 @@ static int writer__loop(struct writer *w, struct ring_span *spans)
 		/* Acquire pairs with writer__stop's release: see everything done before the stop. */
 		bool stopping = atomic_load_explicit(&w->stop, memory_order_acquire);
 
-		err = w->p.zlevel ? writer__pass_z(w, spans) : writer__pass(w, spans);
+		err = writer__take(w, spans, stopping);
 		if (err == -EDQUOT) {
 			w->stats.size_limited = true;
 			return 0;
 		}
 		if (err || stopping)
 			return err;
-		if (poll(w->pfd, w->p.nr_rings + 1, w->p.idle_ms) < 0 && errno != EINTR)
+		if (poll(w->pfd, w->p.nr_rings + 1, w->p.overwrite ? -1 : w->p.idle_ms) < 0 &&
+		    errno != EINTR)
 			return -errno;
 		w->stats.polls++;
+		writer__drain_wake(w);
 		writer__drop_hungup(w);
 	}
 }
@@ -345,14 +398,40 @@ int writer__start(struct writer *w)
 	return err;
 }
 
-void writer__stop(struct writer *w)
+static void writer__wake(struct writer *w)
 {
 	uint64_t one = 1;
 
-	atomic_store_explicit(&w->stop, true, memory_order_release);
-	if (write(w->stop_fd, &one, sizeof(one)) < 0) {
+	if (write(w->wake_fd, &one, sizeof(one)) < 0) {
 		/* The counter is saturated only if already signalled: nothing to do. */
 	}
+}
+
+void writer__stop(struct writer *w)
+{
+	atomic_store_explicit(&w->stop, true, memory_order_release);
+	writer__wake(w);
+}
+
+bool writer__snapshot(struct writer *w)
+{
+	bool any = w->p.overwrite;
+
+	/* ring.aux and aux->overwrite are set before the thread starts and never change. */
+	for (size_t i = 0; i < w->p.nr_rings; i++) {
+		struct aux_ring *a = w->p.rings[i].aux;
+
+		if (a && a->overwrite) {
+			aux_ring__request_snapshot(a);
+			any = true;
+		}
+	}
+	if (w->p.overwrite)
+		/* Release pairs with writer__dump_due's acquire. */
+		atomic_fetch_add_explicit(&w->dump_req, 1, memory_order_release);
+	if (any)
+		writer__wake(w);
+	return any;
 }
 
 int writer__join(struct writer *w)
@@ -375,7 +454,7 @@ void writer__delete(struct writer *w)
 		return;
 	writer__join(w);
 	shard__close(&w->shard);
-	if (w->stop_fd >= 0)
-		close(w->stop_fd);
+	if (w->wake_fd >= 0)
+		close(w->wake_fd);
 	free(w);
 }

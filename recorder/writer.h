@@ -3,7 +3,7 @@
  * Writer threads: one per plan group. A writer exclusively owns its CPUs'
  * rings and its shard; nothing on its hot path takes a lock. It sleeps in
  * poll() on its rings (woken by the kernel's wakeup watermark) and on an
- * eventfd the session uses to stop it.
+ * eventfd the session uses to stop it or to ask for a snapshot.
  */
 #ifndef SHARDREC_WRITER_H
 #define SHARDREC_WRITER_H
@@ -30,6 +30,12 @@ struct writer_params {
 	int zlevel;                     /* zstd level, 0 = no compression */
 	uint64_t max_size;              /* --max-size in bytes, 0 = none */
 	atomic_uint_least64_t *shard_bytes; /* bytes all writers wrote, shared */
+	/*
+	 * --overwrite: the rings are backward (flight recorder); a pass is
+	 * written only on writer__snapshot and at the stop, with the rings
+	 * paused, never on poll wakeups or idle timeouts.
+	 */
+	bool overwrite;
 };
 
 struct writer_stats {
@@ -37,6 +43,7 @@ struct writer_stats {
 	uint64_t zbytes; /* bytes written after compression (= bytes without -z) */
 	uint64_t passes; /* passes written */
 	uint64_t polls;  /* poll wakeups */
+	uint64_t dumps;  /* --overwrite: passes that dumped the backward rings */
 	bool size_limited; /* stopped by --max-size: the pass that would cross it was not written */
 	int err;         /* first error (-errno), 0 if none */
 	uint64_t err_time; /* recording clock when it failed */
@@ -59,6 +66,12 @@ struct writer *writer__new(const struct writer_params *p);
 int writer__start(struct writer *w);
 /* Asks the thread to drain its rings once more and exit. Safe from any thread. */
 void writer__stop(struct writer *w);
+/*
+ * Asks for a snapshot on the next pass: a dump of the backward rings
+ * (--overwrite) and of every AUX area in snapshot mode (-S). Returns true
+ * if the writer has anything to snapshot. Safe from any thread.
+ */
+bool writer__snapshot(struct writer *w);
 /* Waits for the thread; returns its first error (0 if none). */
 int writer__join(struct writer *w);
 const struct writer_stats *writer__stats(const struct writer *w);

@@ -12,7 +12,7 @@ static bool is_pow2(uint64_t v)
 	return v && !(v & (v - 1));
 }
 
-int ring__mmap(struct ring *r, int fd, int cpu, size_t data_pages)
+int ring__mmap(struct ring *r, int fd, int cpu, size_t data_pages, bool backward)
 {
 	size_t page = sysconf(_SC_PAGESIZE);
 	size_t len = (data_pages + 1) * page;
@@ -22,7 +22,8 @@ int ring__mmap(struct ring *r, int fd, int cpu, size_t data_pages)
 	r->fd = -1;
 	if (!is_pow2(data_pages))
 		return -EINVAL;
-	base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	/* Read-only is how the kernel learns we never move data_tail (rb->overwrite). */
+	base = mmap(NULL, len, PROT_READ | (backward ? 0 : PROT_WRITE), MAP_SHARED, fd, 0);
 	if (base == MAP_FAILED)
 		return -errno;
 	r->base = base;
@@ -33,6 +34,7 @@ int ring__mmap(struct ring *r, int fd, int cpu, size_t data_pages)
 	r->mask = r->size - 1;
 	r->fd = fd;
 	r->cpu = cpu;
+	r->backward = backward;
 	return 0;
 }
 
@@ -58,26 +60,15 @@ int ring__init_mem(struct ring *r, struct perf_event_mmap_page *pc, void *data, 
 	return 0;
 }
 
-long ring__read_init(struct ring *r, struct ring_span *s)
+void ring__span_set(const struct ring *r, struct ring_span *s, uint64_t from, uint64_t len)
 {
-	uint64_t head = ring_order__load_head(&r->pc->data_head);
-	/* Only this thread writes data_tail, so a plain read of our own store is exact. */
-	uint64_t tail = r->pc->data_tail;
-	uint64_t len = head - tail;
-	uint64_t start = tail & r->mask;
-	uint64_t first;
+	uint64_t start = from & r->mask;
+	uint64_t first = r->size - start < len ? r->size - start : len;
 
-	s->head = head;
-	s->tail = tail;
 	s->len = len;
 	s->nr_iov = 0;
 	if (!len)
-		return 0;
-	if (len > r->size)
-		return -EIO;
-	first = r->size - start;
-	if (first > len)
-		first = len;
+		return;
 	s->iov[0].iov_base = r->data + start;
 	s->iov[0].iov_len = first;
 	s->nr_iov = 1;
@@ -86,16 +77,43 @@ long ring__read_init(struct ring *r, struct ring_span *s)
 		s->iov[1].iov_len = len - first;
 		s->nr_iov = 2;
 	}
-	return len;
+}
+
+static long ring__read_init_forward(struct ring *r, struct ring_span *s)
+{
+	uint64_t head = ring_order__load_head(&r->pc->data_head);
+	/* Only this thread writes data_tail, so a plain read of our own store is exact. */
+	uint64_t tail = r->pc->data_tail;
+
+	s->head = head;
+	s->tail = tail;
+	if (head - tail > r->size) {
+		s->len = 0;
+		s->nr_iov = 0;
+		return -EIO;
+	}
+	ring__span_set(r, s, tail, head - tail);
+	return s->len;
+}
+
+long ring__read_init(struct ring *r, struct ring_span *s)
+{
+	return r->backward ? ring__read_init_backward(r, s) : ring__read_init_forward(r, s);
 }
 
 void ring__read_done(struct ring *r, const struct ring_span *s)
 {
+	if (r->backward) {
+		ring__read_done_backward(r, s);
+		return;
+	}
 	ring_order__store_tail(&r->pc->data_tail, s->head);
 	r->bytes_read += s->len;
 }
 
 uint64_t ring__pending(const struct ring *r)
 {
+	if (r->backward)
+		return r->prev - ring_order__load_head(&r->pc->data_head);
 	return ring_order__load_head(&r->pc->data_head) - r->pc->data_tail;
 }

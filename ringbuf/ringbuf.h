@@ -7,6 +7,13 @@
  * [tail, head) as at most two iovecs (two when it wraps the end of the
  * data area), writes them out, then releases the space. Records are never
  * copied on this path.
+ *
+ * A backward ring (attr.write_backward, mapped read-only: --overwrite) is a
+ * flight recorder: the kernel writes each record below the previous one,
+ * data_head goes down, and the oldest records are overwritten without
+ * regard to any tail. The reader takes, on request, [head, prev): the
+ * records since its previous read, newest first, or as many whole records
+ * as survived if the kernel went round the ring since (backward.c).
  */
 #ifndef SHARDREC_RINGBUF_H
 #define SHARDREC_RINGBUF_H
@@ -27,6 +34,9 @@ struct ring {
 	int fd;              /* event fd the ring belongs to (not owned) */
 	int cpu;
 	uint64_t bytes_read; /* total bytes released */
+	bool backward;       /* write_backward ring, mapped read-only */
+	uint64_t prev;       /* backward: data_head at the previous read */
+	uint64_t overwritten; /* backward: bytes the kernel overwrote before a read took them */
 	struct aux_ring *aux; /* its AUX area (aux/aux.h), NULL if none; not owned */
 };
 
@@ -40,10 +50,11 @@ struct ring_span {
 
 /*
  * Maps the ring of event @fd: 1 + @data_pages pages (a power of two),
- * read-write so we can move data_tail. 0 / -errno (EPERM: locked memory
- * limit, see perf_event_mlock_kb).
+ * read-write so we can move data_tail, or read-only if @backward (the
+ * event has write_backward; perf maps those read-only too). 0 / -errno
+ * (EPERM: locked memory limit, see perf_event_mlock_kb).
  */
-int ring__mmap(struct ring *r, int fd, int cpu, size_t data_pages);
+int ring__mmap(struct ring *r, int fd, int cpu, size_t data_pages, bool backward);
 /* Unmaps; safe on a zeroed or already unmapped ring. */
 void ring__munmap(struct ring *r);
 /*
@@ -53,14 +64,37 @@ void ring__munmap(struct ring *r);
 int ring__init_mem(struct ring *r, struct perf_event_mmap_page *pc, void *data, uint64_t size);
 
 /*
- * Snapshot of readable data: acquire data_head, span from our tail.
- * Returns the byte count (0 = empty), or -EIO if head ran more than a
- * ring size ahead of tail (the control page is corrupt).
+ * Snapshot of readable data: acquire data_head, span from our tail
+ * (backward rings: ring__read_init_backward). Returns the byte count
+ * (0 = empty), or -EIO if head ran more than a ring size ahead of tail
+ * (the control page is corrupt).
  */
 long ring__read_init(struct ring *r, struct ring_span *s);
+/* Sets @s to [@from, @from + @len) of the data area: 1 iovec, 2 at the wrap. */
+void ring__span_set(const struct ring *r, struct ring_span *s, uint64_t from, uint64_t len);
 /* Releases everything in @s back to the kernel (release store of tail). */
 void ring__read_done(struct ring *r, const struct ring_span *s);
 /* Bytes currently readable, without taking a span. */
 uint64_t ring__pending(const struct ring *r);
+
+/* ---- backward rings (backward.c) ---- */
+
+/*
+ * The records written since the previous read, newest first: [head, prev),
+ * or, when more than the ring's size was written since, the whole records
+ * from head up to the first one the kernel overwrote (perf's
+ * overwrite_rb_find_range). s->head is the new head, s->tail the span's
+ * end. The ring must be paused (ring__pause) or the span may change under
+ * the reader. Returns the byte count, 0 if nothing new.
+ */
+long ring__read_init_backward(struct ring *r, struct ring_span *s);
+/* Marks @s taken: the next read stops at its head. */
+void ring__read_done_backward(struct ring *r, const struct ring_span *s);
+/*
+ * Stops (@pause true) or resumes the kernel's writes into the ring
+ * (PERF_EVENT_IOC_PAUSE_OUTPUT; records meanwhile are counted lost by the
+ * kernel). Nothing for rings on caller memory. 0 / -errno.
+ */
+int ring__pause(struct ring *r, bool pause);
 
 #endif

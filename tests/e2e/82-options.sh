@@ -169,7 +169,4 @@ fi
 "$SHARDREC" record -G / -o x.data -- true 2>x.err && fail "-G without -a accepted"
 grep -q "needs per-CPU" x.err || { cat x.err; fail "unclear -G error"; }
 
-# --overwrite is parsed but refused clearly until backward rings are read.
-"$SHARDREC" record --overwrite -o x.data -- true 2>x.err && fail "--overwrite accepted"
-grep -q "not implemented yet" x.err || { cat x.err; fail "unclear --overwrite error"; }
-[ ! -e x.data ] || fail "--overwrite left a file"
+# --overwrite, SIGUSR2 and --control have their own test: 84-overwrite.sh.

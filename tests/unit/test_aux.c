@@ -180,6 +180,76 @@ static void test_snapshot_single(void **state)
 	sim_release(&s);
 }
 
+/*
+ * Intel PT in snapshot mode publishes aux_head as the offset inside the
+ * area (perf's intel_pt_find_snapshot). @n more stream bytes from *@pos.
+ */
+static void pt_write(struct sim *s, uint64_t *pos, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++, (*pos)++)
+		s->data[*pos & s->a.mask] = pat(*pos) | 1; /* PT data is never all zero here */
+	s->pc->aux_head = *pos & s->a.mask;
+}
+
+/* Takes a snapshot and checks it holds stream bytes [@stream, @stream + @len) at @off. */
+static void pt_snap(struct sim *s, uint64_t off, uint64_t stream, uint64_t len)
+{
+	uint64_t i = 0;
+
+	aux_ring__request_snapshot(&s->a);
+	assert_int_equal(aux_ring__read_init(&s->a), len ? (long)(48 + len + ((8 - (len & 7)) & 7)) : 0);
+	if (!len)
+		return;
+	check_rec(&s->a, off, len);
+	for (int k = 1; k < s->a.nr_iov && i < len; k++)
+		for (size_t j = 0; j < s->a.iov[k].iov_len && i < len; j++, i++)
+			assert_int_equal(((unsigned char *)s->a.iov[k].iov_base)[j],
+					 pat(stream + i) | 1);
+	aux_ring__read_done(&s->a);
+}
+
+static void test_snapshot_offset_head(void **state)
+{
+	struct sim s;
+	uint64_t pos = 0;
+
+	(void)state;
+	sim_init(&s, 4096, true);
+	pt_write(&s, &pos, 1000);
+	pt_snap(&s, 0, 0, 1000);
+	pt_write(&s, &pos, 500);
+	pt_snap(&s, 1000, 1000, 500);
+	pt_snap(&s, 0, 0, 0); /* nothing new: no record */
+	assert_int_equal(s.a.snap_done, s.a.snap_req);
+	/* the head goes backwards: wrapped, the whole area is the newest trace */
+	pt_write(&s, &pos, 3000);
+	pt_snap(&s, 4500 - 4096, 4500 - 4096, 4096);
+	/* several laps: the head moved 1808 mod 4096; the area is still the newest */
+	pt_write(&s, &pos, 10000);
+	pt_snap(&s, 4500 + 1808 - 4096, pos - 4096, 4096);
+	assert_int_equal(s.a.lost, 0); /* unknowable once wrapped: never made up */
+	sim_release(&s);
+
+	/* one lap and then some, the head ends past the last one: the bytes after it tell */
+	sim_init(&s, 4096, true);
+	pos = 0;
+	pt_write(&s, &pos, 1000);
+	pt_snap(&s, 0, 0, 1000);
+	pt_write(&s, &pos, 4096 + 500);
+	pt_snap(&s, 1500 - 4096 + 4096, pos - 4096, 4096);
+	sim_release(&s);
+
+	/* a head near the end is not a wrap (perf's first-wrap check says it is) */
+	sim_init(&s, 4096, true);
+	s.a.snap_size = 1024;
+	pos = 0;
+	pt_write(&s, &pos, 4000);
+	pt_snap(&s, 4000 - 1024, 4000 - 1024, 1024);
+	assert_int_equal(s.a.lost, 4000 - 1024);
+	assert_false(s.a.wrapped);
+	sim_release(&s);
+}
+
 /* ---- threaded: normal mode ---- */
 
 struct prod {
@@ -356,6 +426,7 @@ int main(void)
 		cmocka_unit_test(test_init),
 		cmocka_unit_test(test_wrap_and_pad),
 		cmocka_unit_test(test_snapshot_single),
+		cmocka_unit_test(test_snapshot_offset_head),
 		cmocka_unit_test(test_threaded_stream),
 		cmocka_unit_test(test_threaded_overwrite),
 	};

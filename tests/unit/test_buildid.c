@@ -5,7 +5,6 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +17,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include "unit_util.h"
 
 /*
  * The BUILD_ID encoder lives in pfile_feat.c; this weak stand-in is used
@@ -123,34 +124,6 @@ static char tmpdir[64];
 
 static void path_of(char *path, const char *rel) { snprintf(path, PATH_MAX, "%s/%s", tmpdir, rel); }
 
-/* mkdir -p of @path's directory */
-static void mkdirs_for(const char *path)
-{
-	char tmp[PATH_MAX];
-
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		mkdir(tmp, 0755);
-		*p = '/';
-	}
-}
-
-static void write_bytes(const char *rel, const void *p, size_t len)
-{
-	char path[PATH_MAX];
-	FILE *f;
-
-	path_of(path, rel);
-	mkdirs_for(path);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	assert_int_equal(fwrite(p, 1, len, f), len);
-	fclose(f);
-}
-
 static void fill_id(uint8_t *id, uint8_t seed, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -167,15 +140,7 @@ static void write_elf(const char *rel, uint8_t seed)
 	note_add(&notes, "GNU", NT_GNU_ABI_TAG, abi, sizeof(abi), 4);
 	note_add(&notes, "GNU", NT_GNU_BUILD_ID, id, sizeof(id), 4);
 	elf_make(&e, &notes, false, 4);
-	write_bytes(rel, e.b, e.len);
-}
-
-static int rm_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
+	unit_put_bytes(tmpdir, rel, e.b, e.len);
 }
 
 static int group_setup(void **state)
@@ -188,7 +153,7 @@ static int group_setup(void **state)
 static int group_teardown(void **state)
 {
 	(void)state;
-	return nftw(tmpdir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+	return unit_rmtree(tmpdir);
 }
 
 static int read_rel(const char *rel, uint8_t id[20], uint8_t *size)
@@ -268,7 +233,7 @@ static void test_elf_crafted(void **state)
 		note_add(&notes, "Go", 4, prop, 5, align);
 		note_add(&notes, "GNU", NT_GNU_BUILD_ID, id, idlen, align);
 		elf_make(&e, &notes, sections, align);
-		write_bytes("crafted", e.b, e.len);
+		unit_put_bytes(tmpdir, "crafted", e.b, e.len);
 		assert_int_equal(read_rel("crafted", got, &size), 0);
 		assert_int_equal(size, idlen);
 		assert_memory_equal(got, id, idlen);
@@ -284,7 +249,7 @@ static void test_elf_no_build_id(void **state)
 	note_add(&notes, "GNU", NT_GNU_ABI_TAG, abi, sizeof(abi), 4);
 	note_add(&notes, "XYZ", NT_GNU_BUILD_ID, abi, sizeof(abi), 4); /* wrong owner */
 	elf_make(&e, &notes, false, 4);
-	write_bytes("nobid", e.b, e.len);
+	unit_put_bytes(tmpdir, "nobid", e.b, e.len);
 	assert_int_equal(read_rel("nobid", id, &size), -ENOENT);
 }
 
@@ -293,7 +258,7 @@ static void expect_fails(const struct elfbuf *e, const char *what)
 	uint8_t id[20], size;
 	int err;
 
-	write_bytes("bad", e->b, e->len);
+	unit_put_bytes(tmpdir, "bad", e->b, e->len);
 	err = read_rel("bad", id, &size);
 	if (err == 0)
 		fail_msg("%s: accepted", what);
@@ -345,7 +310,7 @@ static void test_elf_malformed(void **state)
 	e = good;
 	e.b[EI_DATA] = 0;
 	expect_fails(&e, "data");
-	write_bytes("text", "hello, world\n", 13);
+	unit_put_bytes(tmpdir, "text", "hello, world\n", 13);
 	assert_int_equal(read_rel("text", out, &size), -EINVAL);
 	path_of(path, "");
 	assert_int_equal(buildid__read_elf(path, out, &size), -EINVAL); /* a directory */
@@ -373,7 +338,7 @@ static void test_elf_mutations(void **state)
 
 				e.b[pos] = rand_r(&seed);
 			}
-			write_bytes("mut", e.b, e.len);
+			unit_put_bytes(tmpdir, "mut", e.b, e.len);
 			if (read_rel("mut", out, &size) == 0)
 				assert_true(size > 0 && size <= 20);
 		}
@@ -393,7 +358,7 @@ static void test_kernel_notes_fake(void **state)
 	note_add(&n, "Xen", 18, xen, 8, 4);
 	note_add(&n, "Linux", 0x100, "6.1.0", 6, 4);
 	note_add(&n, "GNU", NT_GNU_BUILD_ID, id, sizeof(id), 4);
-	write_bytes("k/sys/kernel/notes", n.b, n.len);
+	unit_put_bytes(tmpdir, "k/sys/kernel/notes", n.b, n.len);
 	path_of(root, "k");
 	assert_int_equal(buildid__read_kernel(root, got, &size), 0);
 	assert_int_equal(size, 20);
@@ -401,7 +366,7 @@ static void test_kernel_notes_fake(void **state)
 
 	n.len = 0;
 	note_add(&n, "Xen", 18, xen, 8, 4);
-	write_bytes("k2/sys/kernel/notes", n.b, n.len - 2); /* truncated, no GNU note */
+	unit_put_bytes(tmpdir, "k2/sys/kernel/notes", n.b, n.len - 2); /* truncated, no GNU note */
 	path_of(root, "k2");
 	assert_int_equal(buildid__read_kernel(root, got, &size), -ENOENT);
 	path_of(root, "nothing");
@@ -417,7 +382,7 @@ static void test_module_notes_fake(void **state)
 	(void)state;
 	fill_id(id, 0x40, sizeof(id));
 	note_add(&n, "GNU", NT_GNU_BUILD_ID, id, sizeof(id), 4);
-	write_bytes("m/sys/module/nf_nat/notes/.note.gnu.build-id", n.b, n.len);
+	unit_put_bytes(tmpdir, "m/sys/module/nf_nat/notes/.note.gnu.build-id", n.b, n.len);
 	path_of(root, "m");
 	assert_int_equal(buildid__read_module(root, "nf_nat", got, &size), 0);
 	assert_memory_equal(got, id, 20);
@@ -534,11 +499,11 @@ static void hits_env__init(struct hits_env *env)
 	path_of(env->c, "dso/c.so");
 	fill_id(id, 0x70, sizeof(id));
 	note_add(&n, "GNU", NT_GNU_BUILD_ID, id, sizeof(id), 4);
-	write_bytes("hroot/sys/kernel/notes", n.b, n.len);
+	unit_put_bytes(tmpdir, "hroot/sys/kernel/notes", n.b, n.len);
 	n.len = 0;
 	fill_id(id, 0x80, sizeof(id));
 	note_add(&n, "GNU", NT_GNU_BUILD_ID, id, sizeof(id), 4);
-	write_bytes("hroot/sys/module/fake_mod/notes/.note.gnu.build-id", n.b, n.len);
+	unit_put_bytes(tmpdir, "hroot/sys/module/fake_mod/notes/.note.gnu.build-id", n.b, n.len);
 	path_of(env->root, "hroot");
 	pfile_idlayout__init(&env->layout, ST, true);
 	env->h = dso_hits__new(&env->layout);

@@ -4,7 +4,6 @@
  * two checks against this machine's real /sys (skipped when unavailable).
  */
 #include <errno.h>
-#include <ftw.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,43 +18,14 @@
 #include <cmocka.h>
 #include <linux/hw_breakpoint.h>
 
+#include "unit_util.h"
+
 #include "recorder/evparse.h"
 
 static char tmp_root[64];
 static char hw_root[128];   /* sysfs with a cpu PMU */
 static char nohw_root[128]; /* sysfs without one, like a VM */
 static char tracefs[128];
-
-static void mkdir_p(char *path)
-{
-	char *p;
-
-	for (p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		mkdir(path, 0755);
-		*p = '/';
-	}
-	mkdir(path, 0755);
-}
-
-static void put_file(const char *dir, const char *rel, const char *content)
-{
-	char path[PATH_MAX];
-	char *slash;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	slash = strrchr(path, '/');
-	*slash = '\0';
-	mkdir_p(path);
-	*slash = '/';
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(content, f);
-	fclose(f);
-}
 
 #define DEV "sys/bus/event_source/devices/"
 
@@ -69,44 +39,36 @@ static int setup(void **state)
 	snprintf(nohw_root, sizeof(nohw_root), "%s/nohw", tmp_root);
 	snprintf(tracefs, sizeof(tracefs), "%s/tracing", tmp_root);
 
-	put_file(hw_root, DEV "software/type", "1\n");
-	put_file(hw_root, DEV "tracepoint/type", "2\n");
-	put_file(hw_root, DEV "cpu/type", "4\n");
-	put_file(hw_root, DEV "cpu/format/event", "config:0-7\n");
-	put_file(hw_root, DEV "cpu/format/umask", "config:8-15\n");
-	put_file(hw_root, DEV "cpu/format/cmask", "config:24-31\n");
-	put_file(hw_root, DEV "cpu/format/in_tx", "config:32\n");
-	put_file(hw_root, DEV "cpu/format/ldlat", "config1:0-15\n");
-	put_file(hw_root, DEV "cpu/format/split", "config:0-3,60-63\n");
-	put_file(hw_root, DEV "cpu/events/cycles-t", "event=0x3c,in_tx=1\n");
-	put_file(hw_root, "proc/sys/kernel/perf_event_paranoid", "2\n");
+	unit_put_file(hw_root, DEV "software/type", "1\n");
+	unit_put_file(hw_root, DEV "tracepoint/type", "2\n");
+	unit_put_file(hw_root, DEV "cpu/type", "4\n");
+	unit_put_file(hw_root, DEV "cpu/format/event", "config:0-7\n");
+	unit_put_file(hw_root, DEV "cpu/format/umask", "config:8-15\n");
+	unit_put_file(hw_root, DEV "cpu/format/cmask", "config:24-31\n");
+	unit_put_file(hw_root, DEV "cpu/format/in_tx", "config:32\n");
+	unit_put_file(hw_root, DEV "cpu/format/ldlat", "config1:0-15\n");
+	unit_put_file(hw_root, DEV "cpu/format/split", "config:0-3,60-63\n");
+	unit_put_file(hw_root, DEV "cpu/events/cycles-t", "event=0x3c,in_tx=1\n");
+	unit_put_file(hw_root, "proc/sys/kernel/perf_event_paranoid", "2\n");
 
-	put_file(nohw_root, DEV "software/type", "1\n");
-	put_file(nohw_root, DEV "breakpoint/type", "5\n");
-	put_file(nohw_root, "proc/sys/kernel/perf_event_paranoid", "-1\n");
+	unit_put_file(nohw_root, DEV "software/type", "1\n");
+	unit_put_file(nohw_root, DEV "breakpoint/type", "5\n");
+	unit_put_file(nohw_root, "proc/sys/kernel/perf_event_paranoid", "-1\n");
 
-	put_file(tracefs, "events/sched/sched_switch/id", "316\n");
-	put_file(tracefs, "events/sched/sched_wakeup/id", "317\n");
-	put_file(tracefs, "events/sched/enable", "0\n");
-	put_file(tracefs, "events/sched/filter", "none\n");
-	put_file(tracefs, "events/irq/irq_handler_entry/id", "50\n");
-	put_file(tracefs, "events/enable", "0\n");
-	put_file(tracefs, "events/header_page", "x\n");
+	unit_put_file(tracefs, "events/sched/sched_switch/id", "316\n");
+	unit_put_file(tracefs, "events/sched/sched_wakeup/id", "317\n");
+	unit_put_file(tracefs, "events/sched/enable", "0\n");
+	unit_put_file(tracefs, "events/sched/filter", "none\n");
+	unit_put_file(tracefs, "events/irq/irq_handler_entry/id", "50\n");
+	unit_put_file(tracefs, "events/enable", "0\n");
+	unit_put_file(tracefs, "events/header_page", "x\n");
 	return 0;
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	return nftw(tmp_root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return unit_rmtree(tmp_root);
 }
 
 static const struct evparse_opts fake = { .sysfs_root = hw_root, .tracefs_root = tracefs };

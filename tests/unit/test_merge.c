@@ -15,10 +15,10 @@
 #include "recorder/merge.h"
 #include "recorder/pfile.h"
 #include "recorder/shard.h"
+#include "unit_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,14 +70,6 @@ struct scen {
 	uint64_t wtime[MAX_SHARDS][4]; /* hand-made scenarios: wtime of each pass */
 };
 
-static int rm_cb(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static int setup(void **state)
 {
 	struct scen *sc = calloc(1, sizeof(*sc));
@@ -103,7 +95,7 @@ static int teardown(void **state)
 	struct scen *sc = *state;
 
 	close(sc->dirfd);
-	nftw(sc->dir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+	unit_rmtree(sc->dir);
 	free(sc->r);
 	free(sc);
 	return 0;
@@ -559,41 +551,14 @@ static bool exists(const char *path)
 	return !lstat(path, &sb);
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = calloc(1, n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, n, f), (size_t)n);
-	fclose(f);
-	if (len)
-		*len = n;
-	return buf;
-}
-
 /* Runs perf with stdout and stderr captured; returns stdout, *err_out stderr. */
 static char *run_perf(struct scen *sc, const char *args, char **err_out)
 {
-	char cmd[1024], out_path[128], err_path[128];
 	char *out;
 
-	snprintf(out_path, sizeof(out_path), "%s/perf.out", sc->dir);
-	snprintf(err_path, sizeof(err_path), "%s/perf.err", sc->dir);
-	snprintf(cmd, sizeof(cmd), PERF_BIN " %s -i %s >%s 2>%s </dev/null", args, sc->out,
-		 out_path, err_path);
-	if (system(cmd) != 0)
-		fail_msg("%s failed: %s", cmd, slurp(err_path, NULL));
-	out = slurp(out_path, NULL);
-	*err_out = slurp(err_path, NULL);
-	unlink(out_path);
-	unlink(err_path);
+	if (unit_run(sc->dir, &out, err_out, PERF_BIN " %s -i %s", args, sc->out) != 0)
+		fail_msg(PERF_BIN " %s -i %s failed: %s", args, sc->out, *err_out);
+	unit_run_unlink(sc->dir);
 	return out;
 }
 
@@ -644,7 +609,6 @@ static bool only_lost_warning(const char *err, uint64_t lost_events, uint64_t lo
 static void perf_oracle(struct scen *sc)
 {
 	char *out, *err;
-	unsigned long lines = 0;
 
 	if (access(PERF_BIN, X_OK))
 		return;
@@ -672,9 +636,7 @@ static void perf_oracle(struct scen *sc)
 	out = run_perf(sc, "script -F comm,pid,time,event", &err);
 	if (!only_lost_warning(err, sc->lost_events, sc->lost_samples))
 		fail_msg("perf script wrote to stderr:\n%s", err);
-	for (char *p = out; (p = strchr(p, '\n')); p++)
-		lines++;
-	assert_int_equal(lines, sc->samples);
+	assert_int_equal(unit_count(out, "\n"), sc->samples);
 	assert_non_null(strstr(out, "testprg"));
 	free(out);
 	free(err);
@@ -791,13 +753,13 @@ static void test_truncated_shard(void **state)
 	write_dir(sc);
 	/* cut shard.2 inside its very last record (ring 1 of the last pass) */
 	snprintf(path, sizeof(path), "%s/shard.2", sc->dir);
-	before = slurp(path, &len);
+	before = unit_slurp(path, &len);
 	fd = open(path, O_WRONLY);
 	assert_true(fd >= 0);
 	assert_int_equal(ftruncate(fd, len - 48 + 12), 0);
 	close(fd);
 	free(before);
-	before = slurp(path, &len);
+	before = unit_slurp(path, &len);
 	{
 		/* the lost record: the latest of shard 2, pass 3, cpu 1 */
 		struct trec *last = NULL;
@@ -825,7 +787,7 @@ static void test_truncated_shard(void **state)
 		snprintf(partial, sizeof(partial), "%s.partial", sc->out);
 		assert_false(exists(partial));
 	}
-	after = slurp(path, &len2);
+	after = unit_slurp(path, &len2);
 	assert_int_equal(len2, len);
 	assert_memory_equal(before, after, len);
 	free(after);
@@ -837,7 +799,7 @@ static void test_truncated_shard(void **state)
 	assert_int_equal(st.truncated_shards, 1);
 	check_output(sc, NULL);
 	check_stats(sc, &st);
-	after = slurp(path, &len2);
+	after = unit_slurp(path, &len2);
 	assert_int_equal(len2, len);
 	assert_memory_equal(before, after, len);
 	free(after);
@@ -974,7 +936,7 @@ static void test_rotate_output(void **state)
 	merge_stats__release(&st);
 	check_output(sc, NULL);
 	snprintf(old, sizeof(old), "%s.old", sc->out);
-	buf = slurp(old, &len);
+	buf = unit_slurp(old, &len);
 	assert_int_equal(len, 8);
 	assert_memory_equal(buf, "previous", 8);
 	free(buf);
@@ -985,7 +947,7 @@ static void test_rotate_output(void **state)
 	assert_true(err[0]);
 	merge_stats__release(&st);
 	check_output(sc, NULL);
-	buf = slurp(old, &len);
+	buf = unit_slurp(old, &len);
 	assert_int_equal(len, 8);
 	free(buf);
 }

@@ -15,6 +15,7 @@
 
 #include "ringbuf/ring_order.h"
 #include "ringbuf/ringbuf.h"
+#include "unit_util.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -277,27 +278,19 @@ static void make_record(unsigned char *buf, uint64_t seq, uint16_t size)
 		buf[i] = pattern(seq, i);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 static void *producer(void *arg)
 {
 	struct pc_test *t = arg;
 	struct sim *s = &t->s;
 	unsigned char rec[REC_MAX];
-	uint64_t head = 0, deadline = now_ns() + TIME_BUDGET_NS;
+	uint64_t head = 0, deadline = unit_now_ns() + TIME_BUDGET_NS;
 	uint32_t rnd = 0x12345678;
 	uint64_t seq;
 
 	for (seq = 0; seq < t->nr_records; seq++) {
 		uint16_t size = 8 * (1 + xorshift(&rnd) % (REC_MAX / 8));
 
-		if (seq >= MIN_RECORDS && !(seq & 1023) && now_ns() > deadline)
+		if (seq >= MIN_RECORDS && !(seq & 1023) && unit_now_ns() > deadline)
 			break;
 
 		make_record(rec, seq, size);

@@ -86,8 +86,22 @@ static void test_cli_values(void **state)
 	assert_int_equal(record_opts__sample(&o, "max-size", "-1", err, sizeof(err)), -EINVAL);
 	assert_int_equal(record_opts__sample(&o, "delay", "250", err, sizeof(err)), 0);
 	assert_int_equal(o.delay_ms, 250);
-	assert_int_equal(record_opts__sample(&o, "delay", "-1", err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "control fd"));
+	assert_false(o.start_disabled);
+	assert_int_equal(record_opts__sample(&o, "delay", "-1", err, sizeof(err)), 0);
+	assert_true(o.start_disabled);
+	assert_int_equal(record_opts__sample(&o, "delay", "-2", err, sizeof(err)), -EINVAL);
+	/* -S[e][SIZE], perf's auxtrace_parse_snapshot_options */
+	assert_int_equal(record_opts__sample(&o, "snapshot", NULL, err, sizeof(err)), 0);
+	assert_true(o.aux_snapshot);
+	assert_false(o.aux_snapshot_on_exit);
+	assert_int_equal(o.aux_snap_size, 0);
+	assert_int_equal(record_opts__sample(&o, "snapshot", "e0x10000", err, sizeof(err)), 0);
+	assert_true(o.aux_snapshot_on_exit);
+	assert_int_equal(o.aux_snap_size, 0x10000);
+	assert_int_equal(record_opts__sample(&o, "snapshot", "4096", err, sizeof(err)), 0);
+	assert_int_equal(o.aux_snap_size, 4096);
+	assert_int_equal(record_opts__sample(&o, "snapshot", "4k", err, sizeof(err)), -EINVAL);
+	assert_int_equal(record_opts__sample(&o, "snapshot", "e-1", err, sizeof(err)), -EINVAL);
 	assert_int_equal(record_opts__sample(&o, "delay", "1s", err, sizeof(err)), -EINVAL);
 	/* --filter needs an -e before it */
 	assert_int_equal(record_opts__sample(&o, "filter", "prev_pid > 0", err, sizeof(err)),

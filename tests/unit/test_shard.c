@@ -14,10 +14,10 @@
 
 #include "recorder/shard.h"
 #include "recorder/pfile.h"
+#include "unit_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -84,14 +84,6 @@ struct fixture {
 	int dirfd;
 };
 
-static int rm_cb(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static int setup(void **state)
 {
 	struct fixture *fx = calloc(1, sizeof(*fx));
@@ -118,7 +110,7 @@ static int teardown(void **state)
 	/* test_write_enospc's tmpfs, if an assertion left it mounted */
 	snprintf(mnt, sizeof(mnt), "%s/mnt", fx->dir);
 	umount2(mnt, MNT_DETACH);
-	nftw(fx->dir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+	unit_rmtree(fx->dir);
 	free(fx);
 	return 0;
 }

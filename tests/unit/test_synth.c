@@ -3,7 +3,6 @@
 #include "recorder/synth.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <limits.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -19,6 +18,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include "unit_util.h"
 
 #define ST                                                                                         \
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
@@ -63,47 +64,6 @@ struct fixture {
 
 /* ---- helpers ---- */
 
-static int rm_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static void mkdirs(const char *path)
-{
-	char tmp[PATH_MAX];
-
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		mkdir(tmp, 0755);
-		*p = '/';
-	}
-	mkdir(tmp, 0755);
-}
-
-static void put_file(const char *root, const char *rel, const char *fmt, ...)
-{
-	char path[PATH_MAX], dir[PATH_MAX];
-	va_list ap;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	snprintf(dir, sizeof(dir), "%s", path);
-	*strrchr(dir, '/') = '\0';
-	mkdirs(dir);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
-	va_end(ap);
-	fclose(f);
-}
-
 static int setup(void **state)
 {
 	struct fixture *fx = calloc(1, sizeof(*fx));
@@ -125,7 +85,7 @@ static int setup_fake(void **state)
 	strcpy(fx->root, "/tmp/test_synth.XXXXXX");
 	assert_non_null(mkdtemp(fx->root));
 	snprintf(fx->proc, sizeof(fx->proc), "%s/proc", fx->root);
-	mkdirs(fx->proc);
+	unit_mkdirs(fx->proc);
 	fx->s.proc_root = fx->proc;
 	fx->s.sys_root = fx->root;
 	return 0;
@@ -136,7 +96,7 @@ static int teardown(void **state)
 	struct fixture *fx = *state;
 
 	if (fx->root[0])
-		nftw(fx->root, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+		unit_rmtree(fx->root);
 	recbuf__release(&fx->buf);
 	free(fx);
 	return 0;
@@ -203,12 +163,12 @@ static void test_kernel_mmap_fake(void **state)
 	struct fixture *fx = *state;
 	const struct mmap_rec *m;
 
-	put_file(fx->proc, "kallsyms",
-		 "ffffffff81000000 T startup_64\n"
-		 "ffffffff81000000 T _stext\n"
-		 "ffffffff81000000 T _text\n"
-		 "ffffffffc0001000 t _etext\t[mod]\n"
-		 "ffffffff82200000 T _etext\n");
+	unit_put_file(fx->proc, "kallsyms",
+		      "ffffffff81000000 T startup_64\n"
+		      "ffffffff81000000 T _stext\n"
+		      "ffffffff81000000 T _text\n"
+		      "ffffffffc0001000 t _etext\t[mod]\n"
+		      "ffffffff82200000 T _etext\n");
 	assert_int_equal(synth__kernel_mmap(&fx->s), 0);
 	m = (const void *)next_rec(&fx->buf, NULL);
 	assert_non_null(m);
@@ -232,10 +192,10 @@ static void test_kernel_mmap_no_etext(void **state)
 	struct fixture *fx = *state;
 	const struct mmap_rec *m;
 
-	put_file(fx->proc, "kallsyms", "ffffffff81000000 T _stext\n");
-	put_file(fx->proc, "modules",
-		 "b 4096 0 - Live 0xffffffffc0200000\n"
-		 "a 8192 1 b, Live 0xffffffffc0100000 (OE)\n");
+	unit_put_file(fx->proc, "kallsyms", "ffffffff81000000 T _stext\n");
+	unit_put_file(fx->proc, "modules",
+		      "b 4096 0 - Live 0xffffffffc0200000\n"
+		      "a 8192 1 b, Live 0xffffffffc0100000 (OE)\n");
 	assert_int_equal(synth__kernel_mmap(&fx->s), 0);
 	m = (const void *)next_rec(&fx->buf, NULL);
 	assert_int_equal(m->start, 0xffffffff81000000ull);
@@ -247,10 +207,11 @@ static void test_kernel_mmap_restricted(void **state)
 {
 	struct fixture *fx = *state;
 
-	put_file(fx->proc, "kallsyms", "0000000000000000 T _stext\n0000000000000000 T _text\n");
+	unit_put_file(fx->proc, "kallsyms",
+		      "0000000000000000 T _stext\n0000000000000000 T _text\n");
 	assert_int_equal(synth__kernel_mmap(&fx->s), -EPERM);
 	assert_int_equal(fx->buf.len, 0);
-	put_file(fx->proc, "kallsyms", "ffffffff81000000 t foo\n");
+	unit_put_file(fx->proc, "kallsyms", "ffffffff81000000 t foo\n");
 	assert_int_equal(synth__kernel_mmap(&fx->s), -ENOENT);
 }
 
@@ -280,13 +241,13 @@ static void test_modules_fake(void **state)
 	char rel[PATH_MAX], want[PATH_MAX];
 
 	assert_int_equal(uname(&u), 0);
-	put_file(fx->proc, "modules",
-		 "nf_nat 61440 2 xt_nat, Live 0xffffffffc0a10000\n"
-		 "dummy_mod 4096 0 - Live 0xffffffffc0900000 (OE)\n");
+	unit_put_file(fx->proc, "modules",
+		      "nf_nat 61440 2 xt_nat, Live 0xffffffffc0a10000\n"
+		      "dummy_mod 4096 0 - Live 0xffffffffc0900000 (OE)\n");
 	snprintf(rel, sizeof(rel), "lib/modules/%s/modules.dep", u.release);
-	put_file(fx->root, rel,
-		 "kernel/net/netfilter/nf-nat.ko.zst: kernel/lib/libcrc32c.ko.zst\n"
-		 "kernel/lib/libcrc32c.ko.zst:\n");
+	unit_put_file(fx->root, rel,
+		      "kernel/net/netfilter/nf-nat.ko.zst: kernel/lib/libcrc32c.ko.zst\n"
+		      "kernel/lib/libcrc32c.ko.zst:\n");
 	assert_int_equal(synth__modules(&fx->s), 0);
 
 	m = (const void *)next_rec(&fx->buf, NULL);
@@ -316,7 +277,7 @@ static void test_modules_none_or_hidden(void **state)
 
 	assert_int_equal(synth__modules(&fx->s), 0); /* no /proc/modules */
 	assert_int_equal(fx->buf.len, 0);
-	put_file(fx->proc, "modules", "nf_nat 61440 2 - Live 0x0000000000000000\n");
+	unit_put_file(fx->proc, "modules", "nf_nat 61440 2 - Live 0x0000000000000000\n");
 	assert_int_equal(synth__modules(&fx->s), -EPERM);
 	assert_int_equal(fx->buf.len, 0);
 }
@@ -436,15 +397,15 @@ static void put_fake_process(const char *proc)
 				     "Ngid:\t0\nPid:\t%d\nPPid:\t1\nVmPeak:\t 1000 kB\n"
 				     "Threads:\t2\n";
 
-	put_file(proc, "500/task/500/status", status, "a-very-long-name-x", 500);
-	put_file(proc, "500/task/501/status", status, "worker", 501);
-	put_file(proc, "500/task/500/maps",
-		 "55d0a4a00000-55d0a4a28000 r--p 00000000 fe:00 1234       /usr/bin/fake\n"
-		 "55d0a4a28000-55d0a4aa0000 r-xp 00028000 fe:00 1234       /usr/bin/fake\n"
-		 "7f0000000000-7f0000001000 rwxp 00000000 00:00 0 \n"
-		 "7f0000002000-7f0000003000 r-xs 00001000 00:05 77  /dev/shm/x y\n"
-		 "7ffd1000000-7ffd1002000 r-xp 00000000 00:00 0                  [vdso]\n"
-		 "garbage line\n");
+	unit_put_file(proc, "500/task/500/status", status, "a-very-long-name-x", 500);
+	unit_put_file(proc, "500/task/501/status", status, "worker", 501);
+	unit_put_file(proc, "500/task/500/maps",
+		      "55d0a4a00000-55d0a4a28000 r--p 00000000 fe:00 1234       /usr/bin/fake\n"
+		      "55d0a4a28000-55d0a4aa0000 r-xp 00028000 fe:00 1234       /usr/bin/fake\n"
+		      "7f0000000000-7f0000001000 rwxp 00000000 00:00 0 \n"
+		      "7f0000002000-7f0000003000 r-xs 00001000 00:05 77  /dev/shm/x y\n"
+		      "7ffd1000000-7ffd1002000 r-xp 00000000 00:00 0                  [vdso]\n"
+		      "garbage line\n");
 }
 
 static void test_process_fake(void **state)
@@ -524,7 +485,7 @@ static void test_process_vanished(void **state)
 
 	assert_int_equal(synth__process(&fx->s, 4242), -ESRCH);
 	/* task dir left, status gone: exited mid-scan */
-	put_file(fx->proc, "4243/task/4243/.keep", "");
+	unit_put_file(fx->proc, "4243/task/4243/.keep", "");
 	assert_int_equal(synth__process(&fx->s, 4243), -ESRCH);
 	assert_int_equal(fx->buf.len, 0);
 }
@@ -534,10 +495,10 @@ static void test_process_kthread(void **state)
 {
 	struct fixture *fx = *state;
 
-	put_file(fx->proc, "2/task/2/status",
-		 "Name:\tkthreadd\nTgid:\t2\nPid:\t2\nPPid:\t0\n"
-		 "Threads:\t1\n");
-	put_file(fx->proc, "2/task/2/maps", "");
+	unit_put_file(fx->proc, "2/task/2/status",
+		      "Name:\tkthreadd\nTgid:\t2\nPid:\t2\nPPid:\t0\n"
+		      "Threads:\t1\n");
+	unit_put_file(fx->proc, "2/task/2/maps", "");
 	assert_int_equal(synth__process(&fx->s, 2), 0);
 	assert_int_equal(count_type(&fx->buf, PERF_RECORD_FORK), 1);
 	assert_int_equal(count_type(&fx->buf, PERF_RECORD_COMM), 1);
@@ -549,9 +510,9 @@ static void test_all_processes_fake(void **state)
 	struct fixture *fx = *state;
 
 	put_fake_process(fx->proc);
-	put_file(fx->proc, "4243/task/.keep", "");	    /* vanished: no threads left */
-	put_file(fx->proc, "self/task/500/status", "junk"); /* not numeric: ignored */
-	put_file(fx->proc, "kallsyms", "");
+	unit_put_file(fx->proc, "4243/task/.keep", "");		 /* vanished: no threads left */
+	unit_put_file(fx->proc, "self/task/500/status", "junk"); /* not numeric: ignored */
+	unit_put_file(fx->proc, "kallsyms", "");
 	assert_int_equal(synth__all_processes(&fx->s), 0);
 	assert_int_equal(count_type(&fx->buf, PERF_RECORD_FORK), 2);
 	assert_int_equal(count_type(&fx->buf, PERF_RECORD_COMM), 2);

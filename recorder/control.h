@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * --control: perf record's command channel. A fifo (fifo:CTL[,ACK]) or an
+ * inherited fd (fd:CTL[,ACK]) carries commands, one per line or
+ * NUL-terminated as perf's evlist__ctlfd_recv reads them; "ack\n" goes to
+ * the ACK side after each one handled.
+ */
+#ifndef SHARDREC_CONTROL_H
+#define SHARDREC_CONTROL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum control_cmd {
+	CONTROL_NONE,     /* no complete command yet */
+	CONTROL_ENABLE,
+	CONTROL_DISABLE,
+	CONTROL_SNAPSHOT,
+	CONTROL_STOP,
+	CONTROL_PING,
+	CONTROL_UNKNOWN,  /* the text is in control.last */
+};
+
+struct control {
+	int fd, ack_fd;      /* -1 when absent */
+	bool own_fd, own_ack; /* opened here (fifo:), not inherited (fd:) */
+	char buf[256];
+	size_t len;
+	char last[64];       /* the last command read, for messages */
+};
+
+/*
+ * Opens @spec ("fifo:CTL[,ACK]" or "fd:CTL[,ACK]"). 0 / -errno with one
+ * line in @err. @c is always left safe for control__close.
+ */
+int control__open(struct control *c, const char *spec, char *err, size_t errlen);
+/*
+ * Reads what the channel holds and returns its next complete command, or
+ * CONTROL_NONE. Never blocks. At end of file c->fd becomes -1.
+ */
+enum control_cmd control__next(struct control *c);
+/* Writes "ack\n" to the ACK side, if any. */
+void control__ack(struct control *c);
+/* Closes what control__open opened. Safe on a never-opened, zeroed control with fds -1. */
+void control__close(struct control *c);
+
+#endif

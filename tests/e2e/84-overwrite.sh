@@ -1,0 +1,123 @@
+# --overwrite (flight recorder: backward rings), SIGUSR2, --control and
+# -D -1 (GitHub issues 6 and 8). Each check fails if the option is ignored:
+# forward rings would give samples with no gaps, a dropped SIGUSR2 one dump
+# too few, an ignored "enable" no samples at all.
+. "$(dirname "$0")/lib.sh"
+need_perf_event
+H=$PROGS/hot
+W=$PROGS/cpuwork
+
+# wait_for FILE: until it exists (the recorder has set up its signals).
+wait_for() {
+	local i
+	for i in $(seq 100); do
+		[ -e "$1" ] && return 0
+		sleep 0.05
+	done
+	fail "$1 never appeared"
+}
+
+# --- every event, the tracking one too, gets a backward ring ---
+"$SHARDREC" record -q --overwrite -e cpu-clock,task-clock -o attr.data -- "$H" 200 1 \
+	>/dev/null 2>attr.err || { cat attr.err; fail "record --overwrite failed"; }
+"$PERF" evlist -v -i attr.data >attr.txt
+[ "$(grep -c 'write_backward: 1' attr.txt)" = 2 ] || { cat attr.txt; fail "write_backward not set"; }
+check_perf_file attr.data
+"$SHARDREC" record -q --overwrite -D 50 -o dly.data -- "$H" 200 1 >/dev/null 2>dly.err ||
+	{ cat dly.err; fail "--overwrite -D failed"; }
+[ "$(perf evlist -v -i dly.data | grep -c 'write_backward: 1')" = 2 ] || fail "-D dummy not backward"
+
+# --- the flight recorder: 32 KiB rings, two SIGUSR2, the final dump ---
+# hot starts after the recording, on both CPUs so that both rings go round:
+# its fork, exec and mmaps are overwritten long before any dump, and only
+# the task records written again at the end (tail.synth) name it.
+"$SHARDREC" record -a --overwrite -m 8 --keep-shards -o fr.data -- sleep 3 >fr.out 2>fr.err &
+rec=$!
+wait_for fr.data.shards/header.data
+sleep 0.3
+"$H" 4000 2 &
+hot=$!
+sleep 0.7
+kill -USR2 $rec
+sleep 1
+kill -USR2 $rec
+wait $rec || { cat fr.err; fail "flight recorder run failed"; }
+kill $hot 2>/dev/null || true
+wait $hot 2>/dev/null || true
+cat fr.err
+grep -q "flight recorder: 2 snapshot requests, 3 ring dumps" fr.err || fail "SIGUSR2 not dumped"
+mb=$(sed -n 's/.* \([0-9.]*\) MB overwritten before a dump.*/\1/p' fr.err)
+[ "$(echo "$mb > 0.1" | bc)" = 1 ] || fail "nothing overwritten (${mb:-?} MB): rings not backward?"
+[ -s fr.data.shards/tail.synth ] || fail "no tail.synth"
+ALLOW_LOSS_WARNING=1 check_perf_file fr.data
+# three bursts of samples, each ending at a dump, with gaps between them
+"$PERF" script -i fr.data -F time 2>/dev/null | tr -d ' :' >fr.times
+gaps=$(awk 'NR > 1 && $1 - p > 0.4 { n++ } { p = $1 } END { print n + 0 }' fr.times)
+echo "flight recorder: $(wc -l <fr.times) samples, $gaps gaps over 0.4 s"
+[ "$gaps" -ge 2 ] || fail "no gaps between dumps: the rings were read forward"
+"$PERF" report -i fr.data --stdio --sort comm,sym 2>/dev/null >fr.rep
+grep -q "hot  *\[\.\] hot_loop" fr.rep || { head -20 fr.rep; fail "hot_loop not resolved"; }
+
+# --- compressed flight recorder ---
+"$SHARDREC" record -q --overwrite -z -m 8 -o z.data -- "$H" 300 2 >/dev/null 2>z.err ||
+	{ cat z.err; fail "--overwrite -z failed"; }
+ALLOW_LOSS_WARNING=1 check_perf_file z.data
+
+# --- --control: -D -1 waits for "enable"; disable, ping, stop; acks ---
+mkfifo ctl ack
+"$SHARDREC" record -a -D -1 --control fifo:ctl,ack -o c.data >c.out 2>c.err &
+rec=$!
+exec 3>ctl 4<ack
+cmd() {
+	echo "$1" >&3
+	read -r -t 10 a <&4 || fail "no ack for $1"
+	[ "$a" = ack ] || fail "'$a' for $1"
+}
+cmd ping
+"$H" 300 1 # disabled: must not be sampled
+cmd enable
+"$W" 100 1
+cmd disable
+"$H" 300 1
+cmd stop
+wait $rec || { cat c.err; fail "--control run failed"; }
+exec 3>&- 4<&-
+grep -q "events enabled" c.err || { cat c.err; fail "no enable message"; }
+check_perf_file c.data
+"$PERF" report -i c.data --stdio --sort comm 2>/dev/null >c.rep
+grep -q " cpuwork *$" c.rep || { cat c.rep; fail "--control enable: cpuwork not sampled"; }
+! grep -q " hot *$" c.rep || { cat c.rep; fail "hot sampled while disabled"; }
+
+# --control snapshot dumps the flight recorder like SIGUSR2
+"$SHARDREC" record --overwrite -m 8 --control fifo:ctl -o cs.data -- "$H" 1200 1 >cs.out 2>cs.err &
+rec=$!
+wait_for cs.data.shards/header.data
+sleep 0.3
+echo snapshot >ctl
+wait $rec || { cat cs.err; fail "--control snapshot run failed"; }
+grep -q "1 snapshot request, 2 ring dumps" cs.err || { cat cs.err; fail "control snapshot lost"; }
+ALLOW_LOSS_WARNING=1 check_perf_file cs.data
+
+# --- SIGUSR2 with nothing to snapshot: a warning, and the run goes on ---
+"$SHARDREC" record -o nu.data -- sh -c 'kill -USR2 $PPID; sleep 0.3' >nu.out 2>nu.err ||
+	{ cat nu.err; fail "SIGUSR2 without --overwrite stopped the run"; }
+grep -q "snapshot request ignored" nu.err || { cat nu.err; fail "no warning for SIGUSR2"; }
+check_perf_file nu.data
+
+# --- one-line errors ---
+bad() {
+	local want=$1
+	shift
+	if "$SHARDREC" record "$@" -o bad.data -- true >bad.out 2>bad.err; then
+		fail "accepted: $*"
+	fi
+	[ "$(wc -l <bad.err)" = 1 ] && grep -q -- "$want" bad.err || { cat bad.err; fail "$*: unclear"; }
+	[ ! -e bad.data ] && [ ! -e bad.data.shards ] || fail "$*: left output behind"
+}
+bad "no AUX area event to snapshot" -S
+bad "no AUX area event to snapshot" --snapshot=e4096
+bad "is not \[e\]\[SIZE\]" -Sx
+bad "add --control" -D -1
+bad "not fifo:CTL" --control pipe:x
+bad "/nonexistent/ctl" --control fifo:/nonexistent/ctl
+true
