@@ -169,6 +169,24 @@ struct pfile_numa_node {
 int pfile_feat__numa_topology(struct pfile_featset *fs, const struct pfile_numa_node *n,
 			      size_t nr);
 
+/* PMU_MAPPINGS input: one event source as perf_pmu__scan() lists it. */
+struct pfile_pmu {
+	uint32_t type;	  /* its sysfs "type" file */
+	const char *name; /* its directory name under bus/event_source/devices */
+};
+/* Entries in the order given: perf writes its PMU list order, not a sorted one. */
+int pfile_feat__pmu_mappings(struct pfile_featset *fs, const struct pfile_pmu *p, size_t nr);
+
+/* CACHE input: one cpu_cache_level, strings already trimmed as perf's strim() does. */
+struct pfile_cache {
+	uint32_t level, line_size, sets, ways;
+	const char *type; /* "Data", "Instruction", "Unified" */
+	const char *size; /* "48K" */
+	const char *map;  /* shared_cpu_list, e.g. "0-1" */
+};
+/* Version 1, entries in the order given: the caller dedups and sorts as write_cache(). */
+int pfile_feat__cache(struct pfile_featset *fs, const struct pfile_cache *c, size_t nr);
+
 struct pfile_build_id {
 	uint8_t id[20];
 	uint8_t size;     /* bytes of id used (20 for sha1) */

@@ -347,6 +347,59 @@ int pfile_feat__numa_topology(struct pfile_featset *fs, const struct pfile_numa_
 }
 
 /*
+ * write_pmu_mappings(): u32 count, then {u32 type, string name} per PMU.
+ * process_pmu_mappings() reads exactly that many entries.
+ */
+int pfile_feat__pmu_mappings(struct pfile_featset *fs, const struct pfile_pmu *p, size_t nr)
+{
+	struct fbuf b = {0};
+	size_t i;
+
+	if (nr > UINT32_MAX || (nr && !p))
+		return -EINVAL;
+	fbuf__u32(&b, nr);
+	for (i = 0; i < nr && !b.err; i++) {
+		if (!p[i].name) {
+			b.err = -EINVAL;
+			break;
+		}
+		fbuf__u32(&b, p[i].type);
+		fbuf__string(&b, p[i].name);
+	}
+	return fbuf__commit(&b, fs, PFILE_FEAT_PMU_MAPPINGS);
+}
+
+/*
+ * write_cache(): u32 version 1 (process_cache() rejects any other), u32
+ * count, then per cache u32 level, line_size, sets, ways and the strings
+ * type, size, map.
+ */
+int pfile_feat__cache(struct pfile_featset *fs, const struct pfile_cache *c, size_t nr)
+{
+	struct fbuf b = {0};
+	size_t i;
+
+	if (nr > UINT32_MAX || (nr && !c))
+		return -EINVAL;
+	fbuf__u32(&b, 1);
+	fbuf__u32(&b, nr);
+	for (i = 0; i < nr && !b.err; i++) {
+		if (!c[i].type || !c[i].size || !c[i].map) {
+			b.err = -EINVAL;
+			break;
+		}
+		fbuf__u32(&b, c[i].level);
+		fbuf__u32(&b, c[i].line_size);
+		fbuf__u32(&b, c[i].sets);
+		fbuf__u32(&b, c[i].ways);
+		fbuf__string(&b, c[i].type);
+		fbuf__string(&b, c[i].size);
+		fbuf__string(&b, c[i].map);
+	}
+	return fbuf__commit(&b, fs, PFILE_FEAT_CACHE);
+}
+
+/*
  * One entry of the build-id table, as perf 6.1's write_buildid(): a
  * perf_record_header_build_id (type 0, misc = cpumode | BUILD_ID_SIZE,
  * pid = -1 for the host, 20 id bytes + size byte + 3 reserved) followed by

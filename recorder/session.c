@@ -737,7 +737,7 @@ static int session__finish(struct session *s)
 	/* -Se, --overwrite: one last AUX snapshot, taken by the writers' final pass. */
 	if (s->o->aux_snapshot_on_exit || s->evl.backward)
 		for (size_t g = 0; g < s->nr_writers; g++)
-			writer__snapshot(s->writers[g]);
+			writer__snapshot_aux(s->writers[g]);
 	session__stop_writers(s);
 	for (size_t g = 0; g < s->nr_writers; g++) {
 		writer_failed |= writer__stats(s->writers[g])->err != 0;

@@ -2,8 +2,9 @@
 /*
  * The machine description perf record stores in its header features,
  * collected the way perf 6.1 does (header.c write_*(), cputopo.c,
- * cpumap.c), so `perf report --header-only` shows the same values for a
- * shardrec file as for a perf one. POSIX only: uname, stdio, sysconf.
+ * cpumap.c, pmu.c), so `perf report --header-only` shows the same values
+ * for a shardrec file as for a perf one. POSIX only: uname, stdio, dirent,
+ * sysconf.
  *
  * A feature whose source is missing (no NUMA sysfs, no "model name" line)
  * is left out, as perf clears a feature whose write fails.
@@ -11,13 +12,16 @@
 #include "recorder/sysinfo.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -546,6 +550,372 @@ out:
 	return ret;
 }
 
+/* ---- whole sysfs files, read as tools/lib/api/fs/fs.c does ---- */
+
+/*
+ * filename__read_str(): all of @path (up to a NUL byte, where perf's string
+ * ends too) into a malloc'ed *@out; an empty file gives "". 0 / -errno.
+ */
+static int read_whole(const char *path, char **out)
+{
+	FILE *f = fopen(path, "re");
+	size_t cap = 0;
+	int ret = 0;
+
+	*out = NULL;
+	if (!f)
+		return -errno;
+	if (getdelim(out, &cap, '\0', f) < 0) {
+		ret = ferror(f) ? -EIO : 0;
+		if (!ret && !*out)
+			*out = strdup("");
+		if (!ret && !*out)
+			ret = -ENOMEM;
+	}
+	fclose(f);
+	if (ret) {
+		free(*out);
+		*out = NULL;
+	}
+	return ret;
+}
+
+/* read_whole() of @dir/@name, or of a path too long to build: -ENAMETOOLONG. */
+static int read_whole_at(const char *dir, const char *name, char **out)
+{
+	char path[PATH_MAX];
+	int n = snprintf(path, sizeof(path), "%s/%s", dir, name);
+
+	*out = NULL;
+	if (n < 0 || n >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	return read_whole(path, out);
+}
+
+/* filename__read_int(): atoi() of the first 64 bytes; an empty file fails. */
+static int read_int_at(const char *dir, const char *name, uint32_t *v)
+{
+	char path[PATH_MAX], buf[65];
+	ssize_t n;
+	int fd;
+
+	n = snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (n < 0 || n >= (ssize_t)sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	if (n <= 0)
+		return n < 0 ? (int)n : -ENODATA;
+	buf[n] = '\0';
+	*v = (uint32_t)atoi(buf);
+	return 0;
+}
+
+/* tools/lib/string.c strim(): leading and trailing isspace() dropped, in place. */
+static void strim(char *s)
+{
+	size_t len, skip = 0;
+
+	while (isspace((unsigned char)s[skip]))
+		skip++;
+	len = strlen(s + skip);
+	memmove(s, s + skip, len + 1);
+	while (len && isspace((unsigned char)s[len - 1]))
+		s[--len] = '\0';
+}
+
+static int read_str_at(const char *dir, const char *name, const char **out)
+{
+	char *s;
+	int ret = read_whole_at(dir, name, &s);
+
+	if (!ret)
+		strim(s);
+	*out = s;
+	return ret;
+}
+
+/* ---- PMU_MAPPINGS ---- */
+
+/* An fscanf("%u") of @dir/@name as pmu_type() and perf_pmu__hybrid_mounted() do. */
+static bool read_u32_at(const char *dir, const char *name, uint32_t *v)
+{
+	unsigned int u;
+	char *s;
+	bool ok;
+
+	if (read_whole_at(dir, name, &s))
+		return false;
+	ok = sscanf(s, "%u", &u) == 1;
+	free(s);
+	if (ok)
+		*v = u;
+	return ok;
+}
+
+struct pmu_list {
+	struct pfile_pmu *p;
+	size_t nr, cap;
+};
+
+/*
+ * pmu.c pmu_lookup(): a PMU is listed when its "type" file holds a number;
+ * a "cpu_*" one only when pmu-hybrid.c perf_pmu__hybrid_mounted() finds a
+ * number in its "cpus" file. (perf also drops a PMU whose format/ or
+ * events/ files it cannot parse; the kernel does not make such files.)
+ */
+static int pmu_list__add(struct pmu_list *l, const char *devices, const char *name)
+{
+	char dir[PATH_MAX];
+	uint32_t type, cpu;
+	int n = snprintf(dir, sizeof(dir), "%s/%s", devices, name);
+
+	if (n < 0 || n >= (int)sizeof(dir))
+		return 0;
+	if (!strncmp(name, "cpu_", 4) && !read_u32_at(dir, "cpus", &cpu))
+		return 0;
+	if (!read_u32_at(dir, "type", &type))
+		return 0;
+	if (l->nr == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 16;
+		struct pfile_pmu *p = realloc(l->p, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		l->p = p;
+		l->cap = cap;
+	}
+	l->p[l->nr].type = type;
+	l->p[l->nr].name = strdup(name);
+	if (!l->p[l->nr].name)
+		return -ENOMEM;
+	l->nr++;
+	return 0;
+}
+
+/*
+ * write_pmu_mappings() walks perf_pmu__scan(), whose list pmu_read_sysfs()
+ * fills in readdir() order, unsorted. (A PMU perf looked up by name before
+ * its first scan would come first; for perf record's default event the
+ * first lookup is that scan, perf_pmu__has_hybrid().) No event_source
+ * directory: a count of 0, which perf still writes ("not available").
+ */
+static int sysinfo__pmu_mappings(struct sysinfo_ctx *c)
+{
+	char devices[PATH_MAX];
+	struct pmu_list l = {0};
+	struct dirent *d;
+	DIR *dir;
+	size_t i;
+	int ret = 0;
+
+	snprintf(devices, sizeof(devices), "%s/bus/event_source/devices", c->sys);
+	dir = opendir(devices);
+	while (dir && !ret && (d = readdir(dir))) {
+		if (strcmp(d->d_name, ".") && strcmp(d->d_name, ".."))
+			ret = pmu_list__add(&l, devices, d->d_name);
+	}
+	if (dir)
+		closedir(dir);
+	if (!ret)
+		ret = pfile_feat__pmu_mappings(c->fs, l.p, l.nr);
+	for (i = 0; i < l.nr; i++)
+		free((char *)l.p[i].name);
+	free(l.p);
+	return ret;
+}
+
+/* ---- CACHE ---- */
+
+#define MAX_CACHE_LVL 4 /* header.c: index0..index3 per CPU, deeper ones unread */
+
+static void cache__free(struct pfile_cache *c)
+{
+	free((char *)c->type);
+	free((char *)c->size);
+	free((char *)c->map);
+}
+
+/*
+ * cpu_cache_level__read(): 1 if cpu@cpu has no index@idx directory, 0 with
+ * @c filled, -errno if one of its files can't be read.
+ */
+static int cache__read(struct pfile_cache *c, const char *sys, long cpu, int idx)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+	int ret, n;
+
+	memset(c, 0, sizeof(*c));
+	n = snprintf(dir, sizeof(dir), "%s/devices/system/cpu/cpu%ld/cache/index%d/", sys, cpu,
+		     idx);
+	if (n < 0 || n >= (int)sizeof(dir))
+		return -ENAMETOOLONG;
+	if (stat(dir, &st))
+		return 1;
+	ret = read_int_at(dir, "level", &c->level);
+	if (!ret)
+		ret = read_int_at(dir, "coherency_line_size", &c->line_size);
+	if (!ret)
+		ret = read_int_at(dir, "number_of_sets", &c->sets);
+	if (!ret)
+		ret = read_int_at(dir, "ways_of_associativity", &c->ways);
+	if (!ret)
+		ret = read_str_at(dir, "type", &c->type);
+	if (!ret)
+		ret = read_str_at(dir, "size", &c->size);
+	if (!ret)
+		ret = read_str_at(dir, "shared_cpu_list", &c->map);
+	if (ret)
+		cache__free(c);
+	return ret;
+}
+
+/* cpu_cache_level__cmp(): every field equal. */
+static bool cache__equal(const struct pfile_cache *a, const struct pfile_cache *b)
+{
+	return a->level == b->level && a->line_size == b->line_size && a->sets == b->sets &&
+	       a->ways == b->ways && !strcmp(a->type, b->type) && !strcmp(a->size, b->size) &&
+	       !strcmp(a->map, b->map);
+}
+
+/* A cache and the position build_caches() found it at, to sort stably. */
+struct cache_ent {
+	struct pfile_cache c;
+	size_t seq;
+};
+
+struct cache_set {
+	struct cache_ent *e;
+	size_t nr, cap;
+};
+
+/* Adds @c unless an equal one is there; takes its strings either way. */
+static int cache_set__add(struct cache_set *s, struct pfile_cache *c)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr; i++) {
+		if (cache__equal(&s->e[i].c, c)) {
+			cache__free(c);
+			return 0;
+		}
+	}
+	if (s->nr == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 16;
+		struct cache_ent *e = realloc(s->e, cap * sizeof(*e));
+
+		if (!e) {
+			cache__free(c);
+			return -ENOMEM;
+		}
+		s->e = e;
+		s->cap = cap;
+	}
+	s->e[s->nr].c = *c;
+	s->e[s->nr].seq = s->nr;
+	s->nr++;
+	return 0;
+}
+
+static void cache_set__free(struct cache_set *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr; i++)
+		cache__free(&s->e[i].c);
+	free(s->e);
+}
+
+/*
+ * build_caches(): CPUs 0 .. cpu__max_cpu() - 1, index0..3 each, stopping at
+ * a CPU's first missing index; duplicates (a cache shared by several CPUs)
+ * kept once, in first-seen order.
+ */
+static int cache_set__build(struct cache_set *s, const char *sys, long nr_cpus)
+{
+	struct pfile_cache c;
+	long cpu;
+	int idx, ret;
+
+	for (cpu = 0; cpu < nr_cpus; cpu++) {
+		for (idx = 0; idx < MAX_CACHE_LVL; idx++) {
+			ret = cache__read(&c, sys, cpu, idx);
+			if (ret < 0)
+				return ret;
+			if (ret == 1)
+				break;
+			ret = cache_set__add(s, &c);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/*
+ * write_cache() qsort()s with cpu_cache_level__sort(), a level difference.
+ * glibc's qsort() is a merge sort, so equal levels keep build_caches()'
+ * order; the seq tie-break gives that with any qsort().
+ */
+static int cache_ent__cmp(const void *pa, const void *pb)
+{
+	const struct cache_ent *a = pa, *b = pb;
+	int d = (int)(a->c.level - b->c.level);
+
+	if (d)
+		return d;
+	return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+/* cpumap.c set_max_cpu_num(): the highest possible CPU + 1, else 4096. */
+static long max_possible_cpu(const char *sys)
+{
+	char *possible = read_linef("%s/devices/system/cpu/possible", sys);
+	long n = possible ? cpulist__max(possible) : -ENOENT;
+
+	free(possible);
+	return n > 0 ? n : 4096;
+}
+
+/*
+ * write_cache(). A cache file that can't be read fails perf's write and
+ * perf leaves the feature out; so does this. No cache directories at all:
+ * a count of 0, as perf writes.
+ */
+static int sysinfo__cache(struct sysinfo_ctx *c)
+{
+	struct cache_set s = {0};
+	struct pfile_cache *out = NULL;
+	size_t i;
+	int ret;
+
+	ret = cache_set__build(&s, c->sys, max_possible_cpu(c->sys));
+	if (ret) {
+		ret = ret == -ENOMEM ? ret : 0;
+		goto out_free;
+	}
+	if (s.nr) {
+		qsort(s.e, s.nr, sizeof(*s.e), cache_ent__cmp);
+		out = calloc(s.nr, sizeof(*out));
+		ret = -ENOMEM;
+		if (!out)
+			goto out_free;
+	}
+	for (i = 0; i < s.nr; i++)
+		out[i] = s.e[i].c;
+	ret = pfile_feat__cache(c->fs, out, s.nr);
+out_free:
+	free(out);
+	cache_set__free(&s);
+	return ret;
+}
+
 int sysinfo__collect(struct pfile_featset *fs, int argc, char *const argv[], const char *sys_root,
 		     const char *proc_root)
 {
@@ -567,5 +937,9 @@ int sysinfo__collect(struct pfile_featset *fs, int argc, char *const argv[], con
 		ret = sysinfo__cpus(&c);
 	if (!ret)
 		ret = sysinfo__numa(&c);
+	if (!ret)
+		ret = sysinfo__pmu_mappings(&c);
+	if (!ret)
+		ret = sysinfo__cache(&c);
 	return ret;
 }

@@ -413,11 +413,11 @@ void writer__stop(struct writer *w)
 	writer__wake(w);
 }
 
-bool writer__snapshot(struct writer *w)
+/* ring.aux and aux->overwrite are set before the thread starts and never change. */
+static bool writer__request_aux(struct writer *w)
 {
-	bool any = w->p.overwrite;
+	bool any = false;
 
-	/* ring.aux and aux->overwrite are set before the thread starts and never change. */
 	for (size_t i = 0; i < w->p.nr_rings; i++) {
 		struct aux_ring *a = w->p.rings[i].aux;
 
@@ -426,12 +426,26 @@ bool writer__snapshot(struct writer *w)
 			any = true;
 		}
 	}
+	return any;
+}
+
+bool writer__snapshot(struct writer *w)
+{
+	bool any = writer__request_aux(w);
+
 	if (w->p.overwrite)
 		/* Release pairs with writer__dump_due's acquire. */
 		atomic_fetch_add_explicit(&w->dump_req, 1, memory_order_release);
+	any |= w->p.overwrite;
 	if (any)
 		writer__wake(w);
 	return any;
+}
+
+void writer__snapshot_aux(struct writer *w)
+{
+	if (writer__request_aux(w))
+		writer__wake(w);
 }
 
 int writer__join(struct writer *w)

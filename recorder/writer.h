@@ -72,6 +72,11 @@ void writer__stop(struct writer *w);
  * if the writer has anything to snapshot. Safe from any thread.
  */
 bool writer__snapshot(struct writer *w);
+/*
+ * Asks for a snapshot of the AUX areas in snapshot mode only, not of the
+ * backward rings, which the stop dumps anyway: -Se before writer__stop.
+ */
+void writer__snapshot_aux(struct writer *w);
 /* Waits for the thread; returns its first error (0 if none). */
 int writer__join(struct writer *w);
 const struct writer_stats *writer__stats(const struct writer *w);

@@ -18,3 +18,19 @@ check_perf_file all.data
 s=$(summary_samples rec2.err)
 p=$(perf_samples all.data)
 [ "$s" = "$p" ] || fail "-a: summary says $s samples, perf report --stats says $p"
+
+# PMU_MAPPINGS and CACHE: what perf report prints for them must be what it
+# prints for perf record's own file on this machine (header.c
+# print_pmu_mappings(), print_cache(); -I shows the cache block).
+pmu_cache_lines() {
+	perf_clean "report --header-only -I" report --header-only -I -i "$1"
+	awk '/^# pmu mappings:/ { print; next }
+		/^# CPU cache info:/ { c = 1; print; next }
+		c && /^#  / { print; next } { c = 0 }' "$TMP/perf.out"
+}
+"$PERF" record -q -o perf.data -- true >/dev/null 2>&1 || fail "perf record failed"
+pmu_cache_lines out.data >ours.hdr
+pmu_cache_lines perf.data >perf.hdr
+grep -q '^# pmu mappings: ' ours.hdr || fail "no pmu mappings in shardrec's header"
+grep -q '^# CPU cache info:' ours.hdr || fail "no CPU cache info in shardrec's header"
+diff -u perf.hdr ours.hdr || fail "pmu mappings / CPU cache info differ from perf record's"

@@ -13,7 +13,9 @@
 
 #include "recorder/pfile.h"
 #include "recorder/sysinfo.h"
+#include "unit_util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -658,6 +660,222 @@ static int reader_over(const void *buf, size_t len, size_t bufsize, int *nr)
 	return ret;
 }
 
+/* Expected feature bytes, laid out by hand: u32s and NAME_ALIGN'ed strings. */
+struct expect {
+	unsigned char b[4096];
+	size_t len;
+};
+
+static void expect_u32(struct expect *e, uint32_t v)
+{
+	assert_true(e->len + 4 <= sizeof(e->b));
+	memcpy(e->b + e->len, &v, 4);
+	e->len += 4;
+}
+
+/* do_write_string(): u32 @padded, then @s and zeros up to @padded bytes. */
+static void expect_str(struct expect *e, const char *s, uint32_t padded)
+{
+	expect_u32(e, padded);
+	assert_true(strlen(s) < padded && e->len + padded <= sizeof(e->b));
+	memset(e->b + e->len, 0, padded);
+	memcpy(e->b + e->len, s, strlen(s));
+	e->len += padded;
+}
+
+static void expect_cache(struct expect *e, const struct pfile_cache *c)
+{
+	expect_u32(e, c->level);
+	expect_u32(e, c->line_size);
+	expect_u32(e, c->sets);
+	expect_u32(e, c->ways);
+	expect_str(e, c->type, 64);
+	expect_str(e, c->size, 64);
+	expect_str(e, c->map, 64);
+}
+
+static void assert_feat_bytes(const struct pfile_featset *fs, int feat, const struct expect *e)
+{
+	assert_true(pfile_featset__has(fs, feat));
+	assert_int_equal(fs->sec[feat].size, e->len);
+	assert_memory_equal(fs->sec[feat].data, e->b, e->len);
+}
+
+/* write_pmu_mappings() and write_cache() layouts, byte for byte. */
+static void test_pmu_cache_encoding(void **state)
+{
+	char name64[65];
+	const struct pfile_pmu pmu[] = {{1, "software"}, {9, "msr"}, {4, name64}};
+	const struct pfile_cache cache[] = {
+	    {1, 64, 64, 12, "Data", "48K", "0"},
+	    {3, 64, 57344, 15, "Unified", "107520K", "0-1"},
+	};
+	const struct pfile_cache bad = {1, 64, 64, 12, "Data", NULL, "0"};
+	const struct pfile_pmu noname = {1, NULL};
+	struct pfile_featset fs = {0};
+	struct expect e = {0};
+
+	(void)state;
+	memset(name64, 'p', 64);
+	name64[64] = '\0';
+	assert_int_equal(pfile_feat__pmu_mappings(&fs, pmu, 3), 0);
+	expect_u32(&e, 3);
+	expect_u32(&e, 1);
+	expect_str(&e, "software", 64);
+	expect_u32(&e, 9);
+	expect_str(&e, "msr", 64);
+	expect_u32(&e, 4);
+	expect_str(&e, name64, 128); /* 64 chars + NUL: the next NAME_ALIGN */
+	assert_int_equal(e.len, 4 + 3 * (4 + 4) + 64 + 64 + 128);
+	assert_feat_bytes(&fs, PFILE_FEAT_PMU_MAPPINGS, &e);
+
+	memset(&e, 0, sizeof(e));
+	assert_int_equal(pfile_feat__cache(&fs, cache, 2), 0);
+	expect_u32(&e, 1); /* version */
+	expect_u32(&e, 2);
+	expect_cache(&e, &cache[0]);
+	expect_cache(&e, &cache[1]);
+	assert_int_equal(e.len, 8 + 2 * (16 + 3 * 68));
+	assert_feat_bytes(&fs, PFILE_FEAT_CACHE, &e);
+
+	/* empty lists still make a feature: perf writes count 0 */
+	assert_int_equal(pfile_feat__pmu_mappings(&fs, NULL, 0), 0);
+	assert_int_equal(fs.sec[PFILE_FEAT_PMU_MAPPINGS].size, 4);
+	assert_int_equal(get_u32(fs.sec[PFILE_FEAT_PMU_MAPPINGS].data), 0);
+	assert_int_equal(pfile_feat__cache(&fs, NULL, 0), 0);
+	assert_int_equal(fs.sec[PFILE_FEAT_CACHE].size, 8);
+
+	/* a NULL string fails and leaves the previous payload */
+	assert_int_equal(pfile_feat__pmu_mappings(&fs, &noname, 1), -EINVAL);
+	assert_int_equal(pfile_feat__cache(&fs, &bad, 1), -EINVAL);
+	assert_int_equal(pfile_feat__cache(&fs, NULL, 1), -EINVAL);
+	assert_int_equal(fs.sec[PFILE_FEAT_CACHE].size, 8);
+	pfile_featset__release(&fs);
+}
+
+/* One cache's sysfs files under cpu@cpu/cache/index@idx. */
+static void put_cache(const char *sys, int cpu, int idx, const struct pfile_cache *c,
+		      const char *map_file)
+{
+	char dir[128], rel[192];
+
+	snprintf(dir, sizeof(dir), "devices/system/cpu/cpu%d/cache/index%d", cpu, idx);
+	snprintf(rel, sizeof(rel), "%s/level", dir);
+	unit_put_file(sys, rel, "%u\n", c->level);
+	snprintf(rel, sizeof(rel), "%s/coherency_line_size", dir);
+	unit_put_file(sys, rel, "%u\n", c->line_size);
+	snprintf(rel, sizeof(rel), "%s/number_of_sets", dir);
+	unit_put_file(sys, rel, "%u\n", c->sets);
+	snprintf(rel, sizeof(rel), "%s/ways_of_associativity", dir);
+	unit_put_file(sys, rel, "%u\n", c->ways);
+	snprintf(rel, sizeof(rel), "%s/type", dir);
+	unit_put_file(sys, rel, "%s\n", c->type);
+	snprintf(rel, sizeof(rel), "%s/size", dir);
+	unit_put_file(sys, rel, "%s\n", c->size);
+	snprintf(rel, sizeof(rel), "%s/shared_cpu_list", dir);
+	unit_put_file(sys, rel, "%s", map_file ? map_file : c->map);
+}
+
+/*
+ * PMUs as pmu_read_sysfs() lists them: every directory with a numeric type,
+ * in readdir() order (which the test reads back itself: it depends on the
+ * file system), "cpu_*" only with a cpus list.
+ */
+static void fake_pmus(const char *sys, struct expect *e)
+{
+	static const struct pfile_pmu keep[] = {{1, "software"}, {9, "msr"}, {4, "cpu_core"}};
+	char dev[256];
+	struct dirent *d;
+	uint32_t nr = 0;
+	DIR *dir;
+	size_t i;
+
+	unit_put_file(sys, "bus/event_source/devices/software/type", "1\n");
+	unit_put_file(sys, "bus/event_source/devices/msr/type", "9\n");
+	unit_put_file(sys, "bus/event_source/devices/cpu_core/type", "4\n");
+	unit_put_file(sys, "bus/event_source/devices/cpu_core/cpus", "0-1\n");
+	unit_put_file(sys, "bus/event_source/devices/cpu_atom/type", "10\n"); /* no cpus */
+	unit_put_file(sys, "bus/event_source/devices/power/events/x", "y\n"); /* no type */
+	unit_put_file(sys, "bus/event_source/devices/bad/type", "x\n");
+
+	snprintf(dev, sizeof(dev), "%s/bus/event_source/devices", sys);
+	expect_u32(e, 3);
+	dir = opendir(dev);
+	assert_non_null(dir);
+	while ((d = readdir(dir))) {
+		for (i = 0; i < 3; i++) {
+			if (strcmp(d->d_name, keep[i].name))
+				continue;
+			expect_u32(e, keep[i].type);
+			expect_str(e, keep[i].name, 64);
+			nr++;
+		}
+	}
+	closedir(dir);
+	assert_int_equal(nr, 3);
+}
+
+/*
+ * PMU_MAPPINGS and CACHE from a fake /sys. Caches as build_caches() finds
+ * them: CPUs 0..2 ("possible"; cpu3 is not), index0 up to the first missing
+ * index (cpu0's index4 is never read), shared caches once, then stably
+ * sorted by level as write_cache()'s qsort.
+ */
+static void test_sysinfo_pmu_cache(void **state)
+{
+	char root[] = "/tmp/test_pfile_pmu.XXXXXX", sys[64];
+	const struct pfile_cache l1d[] = {{1, 64, 64, 12, "Data", "48K", "0"},
+					  {1, 64, 64, 12, "Data", "48K", "1"},
+					  {1, 64, 64, 12, "Data", "48K", "2"}};
+	const struct pfile_cache l1i[] = {{1, 64, 64, 8, "Instruction", "32K", "0"},
+					  {1, 64, 64, 8, "Instruction", "32K", "1"}};
+	const struct pfile_cache l2 = {2, 64, 2048, 16, "Unified", "2048K", "0-1"};
+	const struct pfile_cache l3 = {3, 64, 57344, 15, "Unified", "107520K", "0-2"};
+	const struct pfile_cache l4 = {4, 64, 1, 1, "Unified", "1K", "0"};
+	struct pfile_featset fs = {0};
+	struct expect e = {0};
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	snprintf(sys, sizeof(sys), "%s/sys", root);
+	fake_pmus(sys, &e);
+	unit_put_file(sys, "devices/system/cpu/possible", "0-2\n");
+	put_cache(sys, 0, 0, &l1d[0], NULL);
+	put_cache(sys, 0, 1, &l1i[0], NULL);
+	put_cache(sys, 0, 2, &l2, " 0-1 \n"); /* strim()'ed: equal to cpu1's */
+	put_cache(sys, 0, 4, &l4, NULL);
+	put_cache(sys, 1, 0, &l1d[1], NULL);
+	put_cache(sys, 1, 1, &l1i[1], NULL);
+	put_cache(sys, 1, 2, &l2, NULL);
+	put_cache(sys, 1, 3, &l3, NULL);
+	put_cache(sys, 2, 0, &l1d[2], NULL);
+	put_cache(sys, 3, 0, &l4, NULL);
+
+	assert_int_equal(sysinfo__collect(&fs, 0, NULL, sys, root), 0);
+	assert_feat_bytes(&fs, PFILE_FEAT_PMU_MAPPINGS, &e);
+
+	memset(&e, 0, sizeof(e));
+	expect_u32(&e, 1);
+	expect_u32(&e, 7);
+	expect_cache(&e, &l1d[0]);
+	expect_cache(&e, &l1i[0]);
+	expect_cache(&e, &l1d[1]);
+	expect_cache(&e, &l1i[1]);
+	expect_cache(&e, &l1d[2]);
+	expect_cache(&e, &l2);
+	expect_cache(&e, &l3);
+	assert_feat_bytes(&fs, PFILE_FEAT_CACHE, &e);
+	pfile_featset__release(&fs);
+
+	/* an unreadable cache file fails perf's write_cache(): no feature */
+	unit_put_file(sys, "devices/system/cpu/cpu1/cache/index1/level", "%s", "");
+	assert_int_equal(sysinfo__collect(&fs, 0, NULL, sys, root), 0);
+	assert_false(pfile_featset__has(&fs, PFILE_FEAT_CACHE));
+	assert_true(pfile_featset__has(&fs, PFILE_FEAT_PMU_MAPPINGS));
+	pfile_featset__release(&fs);
+	assert_int_equal(unit_rmtree(root), 0);
+}
+
 static void put_hdr(unsigned char *p, uint32_t type, uint16_t size)
 {
 	struct perf_event_header h = {.type = type, .size = size};
@@ -783,6 +1001,13 @@ static void test_sysinfo_fake_root(void **state)
 	p = fs.sec[PFILE_FEAT_NUMA_TOPOLOGY].data;
 	assert_int_equal(get_u64(p + 8), 1000);
 	assert_int_equal(get_u64(p + 16), 400);
+	/* no event sources, no cache dirs: perf still writes both, empty */
+	assert_int_equal(fs.sec[PFILE_FEAT_PMU_MAPPINGS].size, 4);
+	assert_int_equal(get_u32(fs.sec[PFILE_FEAT_PMU_MAPPINGS].data), 0);
+	p = fs.sec[PFILE_FEAT_CACHE].data;
+	assert_int_equal(fs.sec[PFILE_FEAT_CACHE].size, 8);
+	assert_int_equal(get_u32(p), 1);
+	assert_int_equal(get_u32(p + 4), 0);
 	pfile_featset__release(&fs);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
 	assert_int_equal(system(cmd), 0);
@@ -795,7 +1020,8 @@ int main(void)
 	    cmocka_unit_test(test_topology_encoding), cmocka_unit_test(test_build_id_encoding),
 	    cmocka_unit_test(test_file_round_trip),   cmocka_unit_test(test_default_names),
 	    cmocka_unit_test(test_open_malformed),    cmocka_unit_test(test_reader),
-	    cmocka_unit_test(test_sysinfo_fake_root),
+	    cmocka_unit_test(test_sysinfo_fake_root), cmocka_unit_test(test_pmu_cache_encoding),
+	    cmocka_unit_test(test_sysinfo_pmu_cache),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
