@@ -36,6 +36,7 @@
 #define ROUND_BYTES (256U << 10)
 #define PROGRESS_STEP (64ULL << 20)
 #define MAX_SHARDS 65536
+#define RUNS_MAX 64 /* runs per decompressed pass before it is sorted whole */
 
 struct mpass {
 	struct shard_pass p;
@@ -503,12 +504,38 @@ static int run_add(struct merger *m, struct mpass *mp, const unsigned char *data
 	return err;
 }
 
-/* Splits plain records into maximal time-ordered runs (one per ring, mostly). */
+/* Places where time goes backwards in @buf, up to @max. */
+static size_t count_descents(const struct merger *m, const unsigned char *buf, size_t len,
+			     size_t max)
+{
+	const unsigned char *p = buf;
+	uint64_t prev = 0;
+	size_t n = 0;
+
+	while (p < buf + len && n < max) {
+		const struct perf_event_header *h = (const void *)p;
+		uint64_t t = rec_time(m, h, prev);
+
+		n += t < prev;
+		prev = t;
+		p += pfile__rec_len(h);
+	}
+	return n;
+}
+
+/*
+ * Splits plain records into maximal time-ordered runs (one per ring,
+ * mostly). A pass of backward (--overwrite) rings is newest first: every
+ * record would be a run of its own, so such a pass is sorted as one run.
+ */
 static int runs_natural(struct merger *m, struct mpass *mp, const unsigned char *buf, size_t len)
 {
 	const unsigned char *start = buf, *p = buf, *end = buf + len;
 	uint64_t prev = 0;
 	int err = 0;
+
+	if (count_descents(m, buf, len, RUNS_MAX) >= RUNS_MAX)
+		return run_add(m, mp, buf, len);
 
 	while (!err && p < end) {
 		const struct perf_event_header *h = (const void *)p;
