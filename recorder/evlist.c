@@ -72,8 +72,13 @@ static void configure_attr(struct evsel *e, const struct record_opts *o, bool fi
 	a->read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
 	a->use_clockid = 1;
 	a->clockid = o->clockid;
-	a->disabled = 1;
-	a->enable_on_exec = task && o->argc;
+	/*
+	 * evsel__config(): only independent events and group leaders start
+	 * disabled and get enabled on exec; members stay enabled, as group
+	 * scheduling follows the leader.
+	 */
+	a->disabled = !e->ev.group_idx;
+	a->enable_on_exec = !e->ev.group_idx && task && o->argc;
 	a->inherit = task && !o->tid_list;
 	/* Wake the writer at a quarter ring: three quarters left for its latency. */
 	a->watermark = 1;
@@ -182,29 +187,60 @@ static int *fdp(const struct evlist *l, size_t e, size_t c, size_t t)
 	return &l->fds[(e * l->nr_cpus + c) * l->nr_threads + t];
 }
 
+/*
+ * get_group_fd(): a member opens into its leader's fd for the same CPU and
+ * thread, which was opened before it (evlist order). -1 for a leader or an
+ * ungrouped event; -2 when the leader was skipped (its -p thread is gone).
+ */
+static int group_fd(const struct evlist *l, size_t e, size_t c, size_t t)
+{
+	unsigned int idx = l->evsel[e].ev.group_idx;
+	int fd;
+
+	if (!idx)
+		return -1;
+	fd = *fdp(l, e - idx, c, t);
+	return fd < 0 ? -2 : fd;
+}
+
+static int open_error(const struct evlist *l, size_t e, int errnum, char *err, size_t errlen)
+{
+	const struct evsel *ev = &l->evsel[e];
+	char msg[512];
+
+	evparse__strerror(&ev->ev, errnum, msg, sizeof(msg));
+	if (ev->ev.group_idx)
+		snprintf(err, errlen, "%s (member of the group led by %s)", msg,
+			 l->evsel[e - ev->ev.group_idx].ev.name);
+	else
+		snprintf(err, errlen, "%s", msg);
+	return -errnum;
+}
+
 static int open_one(struct evlist *l, size_t e, size_t c, size_t t, char *err, size_t errlen)
 {
 	struct evsel *ev = &l->evsel[e];
 	/* -G: the cgroup's fd stands in for the pid (perf's PERF_FLAG_PID_CGROUP use). */
 	pid_t pid = l->has_cgroup ? l->cgroup_fd : l->threads[t];
 	unsigned long flags = PERF_FLAG_FD_CLOEXEC | (l->has_cgroup ? PERF_FLAG_PID_CGROUP : 0);
-	int fd = perf_event_open(&ev->ev.attr, pid, l->cpus[c], -1, flags);
-	char msg[512];
+	int group = group_fd(l, e, c, t);
+	int fd;
 
+	if (group == -2)
+		return 0;
+	fd = perf_event_open(&ev->ev.attr, pid, l->cpus[c], group, flags);
 	if (fd < 0) {
-		int ret = -errno;
-
 		/* A thread of -p that exited meanwhile is not an error. */
 		if (errno == ESRCH && l->nr_threads > 1)
 			return 0;
-		evparse__strerror(&ev->ev, errno, msg, sizeof(msg));
-		snprintf(err, errlen, "%s", msg);
-		return ret;
+		return open_error(l, e, errno, err, errlen);
 	}
 	*fdp(l, e, c, t) = fd;
 	if (ioctl(fd, PERF_EVENT_IOC_ID, &ev->ids[c * l->nr_threads + t]) < 0) {
-		snprintf(err, errlen, "%s: PERF_EVENT_IOC_ID: %s", ev->ev.name, strerror(errno));
-		return -errno;
+		int ret = -errno;
+
+		snprintf(err, errlen, "%s: PERF_EVENT_IOC_ID: %s", ev->ev.name, strerror(-ret));
+		return ret;
 	}
 	return sample_config__set_filter(ev, fd, err, errlen);
 }
@@ -222,17 +258,74 @@ static void evsel__compact_ids(struct evsel *ev, size_t slots)
 			ev->ids[ev->nr_ids++] = ev->ids[i];
 }
 
+static int evsel__open_all(struct evlist *l, size_t e, char *err, size_t errlen)
+{
+	for (size_t c = 0; c < l->nr_cpus; c++)
+		for (size_t t = 0; t < l->nr_threads; t++) {
+			int ret = open_one(l, e, c, t, err, errlen);
+
+			if (ret)
+				return ret;
+		}
+	evsel__compact_ids(&l->evsel[e], l->nr_cpus * l->nr_threads);
+	return 0;
+}
+
+/*
+ * evlist__reset_weak_group(): the kernel refused a member of a W group
+ * (EINVAL, or EBADF), so close the group and make its events independent;
+ * as such they start disabled and enable on exec like their leader
+ * (evsel__config()'s rule). Returns the leader's index to reopen from.
+ */
+static size_t evlist__reset_weak_group(struct evlist *l, size_t e)
+{
+	size_t lead = e - l->evsel[e].ev.group_idx, slots = l->nr_cpus * l->nr_threads;
+	struct evparse_event *leader = &l->evsel[lead].ev;
+	size_t end = lead + leader->nr_members;
+
+	for (size_t i = lead; i < end; i++) {
+		struct evparse_event *ev = &l->evsel[i].ev;
+
+		for (size_t k = 0; k < slots; k++) {
+			int *fd = &l->fds[i * slots + k];
+
+			if (*fd >= 0)
+				close(*fd);
+			*fd = -1;
+		}
+		memset(l->evsel[i].ids, 0, slots * sizeof(uint64_t));
+		l->evsel[i].nr_ids = 0;
+		ev->group_idx = 0;
+		ev->nr_members = 0;
+		ev->attr.disabled = leader->attr.disabled;
+		ev->attr.enable_on_exec = leader->attr.enable_on_exec;
+	}
+	return lead;
+}
+
+static bool evlist__weak_retry(const struct evlist *l, size_t e, int ret)
+{
+	const struct evparse_event *ev = &l->evsel[e].ev;
+
+	return (ret == -EINVAL || ret == -EBADF) && ev->group_idx && ev->weak_group;
+}
+
 int evlist__open(struct evlist *l, char *err, size_t errlen)
 {
-	for (size_t e = 0; e < l->nr; e++) {
-		for (size_t c = 0; c < l->nr_cpus; c++)
-			for (size_t t = 0; t < l->nr_threads; t++) {
-				int ret = open_one(l, e, c, t, err, errlen);
+	size_t e = 0;
 
-				if (ret)
-					return ret;
-			}
-		evsel__compact_ids(&l->evsel[e], l->nr_cpus * l->nr_threads);
+	while (e < l->nr) {
+		int ret = evsel__open_all(l, e, err, errlen);
+
+		if (!ret) {
+			e++;
+			continue;
+		}
+		if (!evlist__weak_retry(l, e, ret))
+			return ret;
+		e = evlist__reset_weak_group(l, e);
+		if (errlen)
+			err[0] = '\0';
 	}
 	return 0;
 }
@@ -313,11 +406,18 @@ int evlist__mmap(struct evlist *l, size_t pages, char *err, size_t errlen)
 	return 0;
 }
 
+/* __evlist__enable() / __evlist__disable(): leaders only, members follow. */
 static void ioctl_all(struct evlist *l, unsigned long req)
 {
-	for (size_t i = 0; i < l->nr * l->nr_cpus * l->nr_threads; i++)
-		if (l->fds[i] >= 0)
-			ioctl(l->fds[i], req, 0);
+	size_t slots = l->nr_cpus * l->nr_threads;
+
+	for (size_t e = 0; e < l->nr; e++) {
+		if (l->evsel[e].ev.group_idx)
+			continue;
+		for (size_t i = e * slots; i < (e + 1) * slots; i++)
+			if (l->fds[i] >= 0)
+				ioctl(l->fds[i], req, 0);
+	}
 }
 
 void evlist__enable(struct evlist *l)
@@ -378,6 +478,30 @@ void evlist__pfile_events(const struct evlist *l, struct pfile_event *ev)
 		ev[e].ids = l->evsel[e].ids;
 		ev[e].nr_ids = l->evsel[e].nr_ids;
 	}
+}
+
+int evlist__group_desc(const struct evlist *l, struct pfile_featset *fs)
+{
+	struct pfile_group *g = calloc(l->nr ? l->nr : 1, sizeof(*g));
+	size_t nr = 0;
+	int ret = 0;
+
+	if (!g)
+		return -ENOMEM;
+	for (size_t e = 0; e < l->nr; e++) {
+		const struct evparse_event *ev = &l->evsel[e].ev;
+
+		if (!evparse_event__is_group_leader(ev))
+			continue;
+		g[nr].name = ev->group_name[0] ? ev->group_name : NULL;
+		g[nr].leader_idx = e;
+		g[nr++].nr_members = ev->nr_members;
+	}
+	/* record__init_features(): perf clears the feature without groups */
+	if (nr)
+		ret = pfile_feat__group_desc(fs, g, nr);
+	free(g);
+	return ret;
 }
 
 void evlist__release(struct evlist *l)

@@ -2,7 +2,8 @@
 /*
  * The recording's events: one fd per (event, CPU, thread), one ring per
  * CPU. The first fd opened on a CPU owns the ring; every other fd on that
- * CPU is redirected into it with PERF_EVENT_IOC_SET_OUTPUT.
+ * CPU is redirected into it with PERF_EVENT_IOC_SET_OUTPUT. A group member
+ * is opened with its leader's fd for the same CPU and thread as group_fd.
  */
 #ifndef SHARDREC_EVLIST_H
 #define SHARDREC_EVLIST_H
@@ -52,15 +53,25 @@ int evlist__configure(struct evlist *l, const struct record_opts *o, char *err, 
 /* Sets the CPUs and threads to open on (copied). 0 / -ENOMEM. */
 int evlist__set_target(struct evlist *l, const int *cpus, size_t nr_cpus, const pid_t *threads,
 		       size_t nr_threads);
-/* Opens every fd and reads its id. 0 / -errno with one line in @err. */
+/*
+ * Opens every fd, leaders before their members, and reads its id; a W group
+ * the kernel refuses is reopened ungrouped as perf does. 0 / -errno with one
+ * line in @err.
+ */
 int evlist__open(struct evlist *l, char *err, size_t errlen);
 /* Maps one ring per CPU and redirects the other fds into it. 0 / -errno with @err. */
 int evlist__mmap(struct evlist *l, size_t pages, char *err, size_t errlen);
-/* Enables / disables every fd (ioctl). */
+/* Enables / disables every fd of the group leaders and independent events (ioctl). */
 void evlist__enable(struct evlist *l);
 void evlist__disable(struct evlist *l);
 /* Appends a LOST_SAMPLES record for every fd whose PERF_FORMAT_LOST count is non-zero. */
 int evlist__read_lost(struct evlist *l, struct recbuf *out, uint64_t *total);
+/*
+ * HEADER_GROUP_DESC of @l's groups of more than one event into @fs; leaves
+ * @fs alone when there is none, as perf record clears the feature then.
+ * 0 / -errno.
+ */
+int evlist__group_desc(const struct evlist *l, struct pfile_featset *fs);
 /* Fills @ev (nr entries, pointing into @l) for pfile__write_attrs. */
 void evlist__pfile_events(const struct evlist *l, struct pfile_event *ev);
 /* Unmaps rings, closes fds, frees everything. */

@@ -11,6 +11,9 @@
  *   NAME[:MODS]                        generic, hw cache, raw rNNN, or a PMU
  *                                      alias found in some PMU's events/
  *   SYS:EVENT[:MODS]                   tracepoint, SYS and EVENT may be globs
+ *   [NAME]{EVENT,...}[:MODS]           group (parse-events.y group_def): the
+ *                                      first event leads, MODS merge into
+ *                                      every member's own; no nesting
  *
  * Naming follows perf: a name= term wins; tracepoints are "sys:event" and hw
  * cache events their cache name without modifiers (perf builds those names
@@ -429,14 +432,15 @@ static bool sym__lookup(const char *name, struct perf_event_attr *attr, bool *is
 struct mods {
 	int eu, ek, eh, eH, eG, eI, precise, pinned, exclusive;
 	int exclude, exclude_GH; /* first u/k/h, G/H seen */
+	int sample_read, weak;
 };
 
 /*
  * perf's get_event_modifier() with perf_guest false (perf record): the first
  * of u/k/h excludes all three and each then re-includes its own level; u and
- * p also exclude the guest unless G/H said otherwise. S (sample read), P
- * (max precise), W (weak group) and b (bpf counter) are accepted for perf
- * compatibility but have no attr bit here.
+ * p also exclude the guest unless G/H said otherwise. S (sample read) and W
+ * (weak group) matter to groups only; P (max precise) and b (bpf counter)
+ * are accepted for perf compatibility but have no attr bit here.
  */
 static bool mods__step(struct mods *m, char c)
 {
@@ -471,47 +475,100 @@ static bool mods__step(struct mods *m, char c)
 		m->exclusive = 1;
 		return true;
 	case 'S':
-	case 'P':
+		m->sample_read = 1;
+		return true;
 	case 'W':
+		m->weak = 1;
+		return true;
+	case 'P':
 	case 'b':
 		return true;
 	}
 	return false;
 }
 
-static int mods__apply(struct evparse_ctx *ctx, const char *text, const char *s,
-		       struct perf_event_attr *attr)
+/* perf's check_modifier() then get_event_modifier() over @s, from *@m. */
+static int mods__run(struct evparse_ctx *ctx, const char *text, const char *s, struct mods *m)
 {
-	struct mods m = { 0 };
 	const char *p;
 
-	if (!*s) {
-		/* event_attr_init(): exclude_guest unless a modifier decides */
-		attr->exclude_guest = 1;
-		return 0;
-	}
 	if (strlen(s) > strlen("ukhGHpppPSDIWeb"))
 		return ctx__error(ctx, -EINVAL, "too many modifiers '%s' in '%s'", s, text);
 	for (p = s; *p; p++) {
-		if (!mods__step(&m, *p))
+		if (!mods__step(m, *p))
 			return ctx__error(ctx, -EINVAL, "bad modifier '%c' in '%s' (valid: %s)", *p,
 					  text, "ukhGHpPSDIWeb");
 		if (*p != 'p' && strchr(p + 1, *p))
 			return ctx__error(ctx, -EINVAL, "duplicate modifier '%c' in '%s'", *p,
 					  text);
 	}
-	if (m.precise > 3)
+	if (m->precise > 3)
 		return ctx__error(ctx, -EINVAL, "at most 3 'p' modifiers allowed in '%s'", text);
-	attr->exclude_user = m.eu;
-	attr->exclude_kernel = m.ek;
-	attr->exclude_hv = m.eh;
-	attr->exclude_host = m.eH;
-	attr->exclude_guest = m.eG;
-	attr->exclude_idle = m.eI;
-	attr->precise_ip = m.precise;
-	attr->pinned = m.pinned;
-	attr->exclusive = m.exclusive;
 	return 0;
+}
+
+/*
+ * parse_events__modifier_event(): pinned and exclusive go to group leaders
+ * only (an event is its own leader until its group is formed).
+ */
+static void mods__store(const struct mods *m, struct evparse_event *ev, bool leader)
+{
+	struct perf_event_attr *attr = &ev->attr;
+
+	attr->exclude_user = m->eu;
+	attr->exclude_kernel = m->ek;
+	attr->exclude_hv = m->eh;
+	attr->exclude_host = m->eH;
+	attr->exclude_guest = m->eG;
+	attr->exclude_idle = m->eI;
+	attr->precise_ip = m->precise;
+	ev->exclude_GH = m->exclude_GH;
+	ev->sample_read = m->sample_read;
+	ev->weak_group = m->weak;
+	if (leader) {
+		attr->pinned = m->pinned;
+		attr->exclusive = m->exclusive;
+	}
+}
+
+static int mods__apply(struct evparse_ctx *ctx, const char *text, const char *s,
+		       struct evparse_event *ev)
+{
+	struct mods m = { 0 };
+	int ret;
+
+	if (!*s) {
+		/* event_attr_init(): exclude_guest unless a modifier decides */
+		ev->attr.exclude_guest = 1;
+		return 0;
+	}
+	ret = mods__run(ctx, text, s, &m);
+	if (!ret)
+		mods__store(&m, ev, true);
+	return ret;
+}
+
+/*
+ * A group's modifier on one member, parse_events__modifier_group(): perf's
+ * get_event_modifier() starts from what the member's own modifiers set, so
+ * "{cs:k,cpu-clock}:u" keeps cs's kernel level and adds user.
+ */
+static int mods__apply_group(struct evparse_ctx *ctx, const char *text, const char *s,
+			     struct evparse_event *ev, bool leader)
+{
+	const struct perf_event_attr *a = &ev->attr;
+	struct mods m = {
+		.eu = a->exclude_user, .ek = a->exclude_kernel, .eh = a->exclude_hv,
+		.eH = a->exclude_host, .eG = a->exclude_guest, .eI = a->exclude_idle,
+		.precise = a->precise_ip, .pinned = a->pinned, .exclusive = a->exclusive,
+		.exclude = a->exclude_user | a->exclude_kernel | a->exclude_hv,
+		.exclude_GH = ev->exclude_GH,
+	};
+	int ret = mods__run(ctx, text, s, &m);
+
+	if (!ret)
+		mods__store(&m, ev, leader);
+	return ret;
 }
 
 /* ---- terms ------------------------------------------------------------- */
@@ -828,7 +885,7 @@ static int pmu__event(struct evparse_ctx *ctx, const char *text, const char *pmu
 	if (!ret)
 		ret = terms__apply_all(&tc, terms);
 	if (!ret)
-		ret = mods__apply(ctx, text, mods, &ev.attr);
+		ret = mods__apply(ctx, text, mods, &ev);
 	if (!ret)
 		ret = ctx__push(ctx, &ev);
 out_free:
@@ -853,7 +910,7 @@ static int sym__event(struct evparse_ctx *ctx, const char *text, const char *hea
 	if (!ret && terms)
 		ret = terms__apply_all(&tc, terms);
 	if (!ret)
-		ret = mods__apply(ctx, text, mods, &ev.attr);
+		ret = mods__apply(ctx, text, mods, &ev);
 	return ret ? ret : ctx__push(ctx, &ev);
 }
 
@@ -961,7 +1018,7 @@ static int bp__event(struct evparse_ctx *ctx, const char *text)
 	ev.attr.sample_period = 1;
 	ret = ev__set_name(ctx, &ev, text);
 	if (!ret)
-		ret = mods__apply(ctx, text, mods, &ev.attr);
+		ret = mods__apply(ctx, text, mods, &ev);
 	return ret ? ret : ctx__push(ctx, &ev);
 }
 
@@ -1088,7 +1145,7 @@ static int tp__event(struct evparse_ctx *ctx, const char *text, char *work)
 	ret = tracefs__probe(ctx);
 	if (ret)
 		return ret;
-	ret = mods__apply(ctx, text, mods ? mods : "", &tmpl.attr);
+	ret = mods__apply(ctx, text, mods ? mods : "", &tmpl);
 	if (ret)
 		return ret;
 	if (name__is_glob(work) || name__is_glob(name))
@@ -1103,8 +1160,6 @@ static int event__parse(struct evparse_ctx *ctx, const char *text)
 	char *work, *slash, *colon;
 	int ret;
 
-	if (strpbrk(text, "{}"))
-		return ctx__error(ctx, -EOPNOTSUPP, "event groups not supported yet: '%s'", text);
 	if (!strncmp(text, "mem:", 4))
 		return bp__event(ctx, text);
 	work = strdup(text);
@@ -1133,17 +1188,18 @@ out_free:
 }
 
 /*
- * Length of the event at @s: up to a comma outside /.../ and {...}. A mem:
- * event's single '/' is its length separator, not a term list.
+ * Length of the event or group at @s: up to a comma outside /.../ and
+ * {...}. A mem: event's single '/' is its length separator, not a term
+ * list; inside a group only the braces count (its events split later).
  */
 static size_t list__event_len(const char *s)
 {
-	bool in_slash = false, mem = !strncmp(s, "mem:", 4);
+	bool in_slash = false, mem = !strncmp(s + strspn(s, " \t"), "mem:", 4);
 	int depth = 0;
 	const char *p;
 
 	for (p = s; *p; p++) {
-		if (*p == '/' && !mem)
+		if (*p == '/' && !mem && !depth)
 			in_slash = !in_slash;
 		else if (*p == '{')
 			depth++;
@@ -1153,6 +1209,117 @@ static size_t list__event_len(const char *s)
 			break;
 	}
 	return p - s;
+}
+
+static int list__parse(struct evparse_ctx *ctx, const char *list);
+
+/* ---- groups ------------------------------------------------------------ */
+
+/* NAME{EVENTS}[:MODS], pointing into the text. */
+struct group_text {
+	const char *name, *events, *mods; /* mods NULL when there are none */
+	size_t name_len, events_len;
+};
+
+/* perf's lexer takes a group name as a {name} token. */
+static bool group__name_ok(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || strchr("_*?[]", c))
+			continue;
+		if (i && ((c >= '0' && c <= '9') || c == '.' || c == '!'))
+			continue;
+		return false;
+	}
+	return true;
+}
+
+/* Splits a group as perf's group and group_def rules take it. */
+static int group__split(struct evparse_ctx *ctx, const char *text, struct group_text *g)
+{
+	const char *open = strchr(text, '{'), *close = strchr(open, '}');
+	const char *nested = strchr(open + 1, '{');
+
+	if (!close)
+		return ctx__error(ctx, -EINVAL, "unbalanced '{' in '%s'", text);
+	if (nested && nested < close)
+		return ctx__error(ctx, -EINVAL, "nested event groups are not supported: '%s'",
+				  text);
+	if (close[1] == '}')
+		return ctx__error(ctx, -EINVAL, "unbalanced '}' in '%s'", text);
+	if (close[1] && (close[1] != ':' || !close[2]))
+		return ctx__error(ctx, -EINVAL, "expected ':MODIFIERS' after the group in '%s'",
+				  text);
+	g->name = text;
+	g->name_len = open - text;
+	while (g->name_len && strchr(" \t", text[g->name_len - 1]))
+		g->name_len--;
+	if (!group__name_ok(g->name, g->name_len))
+		return ctx__error(ctx, -EINVAL, "bad group name '%.*s' in '%s'", (int)g->name_len,
+				  g->name, text);
+	if (g->name_len >= sizeof(((struct evparse_event *)0)->group_name))
+		return ctx__error(ctx, -ENAMETOOLONG, "group name too long in '%.64s...'", text);
+	g->events = open + 1;
+	g->events_len = close - open - 1;
+	g->mods = close[1] ? close + 2 : NULL;
+	return 0;
+}
+
+/*
+ * parse_events__set_leader() then parse_events__modifier_group() on the
+ * @nr events at @ev: the first leads, the group's modifier goes to all.
+ */
+static int group__form(struct evparse_ctx *ctx, const char *text, const struct group_text *g,
+		       struct evparse_event *ev, size_t nr)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < nr && !ret; i++) {
+		ev[i].group_idx = i;
+		if (g->mods)
+			ret = mods__apply_group(ctx, text, g->mods, &ev[i], i == 0);
+	}
+	if (ret)
+		return ret;
+	ev[0].nr_members = nr;
+	memcpy(ev[0].group_name, g->name, g->name_len);
+	ev[0].group_name[g->name_len] = '\0';
+	/*
+	 * Leader sampling needs PERF_SAMPLE_READ with PERF_FORMAT_GROUP, which
+	 * changes what every read() of the fds returns: not supported.
+	 */
+	if (nr > 1 && ev[0].sample_read)
+		return ctx__error(ctx, -EOPNOTSUPP,
+				  "leader sampling (modifier 'S' on the group leader) is not "
+				  "supported: '%s'",
+				  text);
+	return 0;
+}
+
+/* One group: its events are appended leader first, then formed. */
+static int group__parse(struct evparse_ctx *ctx, const char *text)
+{
+	struct group_text g = { 0 };
+	size_t first = *ctx->nr;
+	char *events;
+	int ret;
+
+	ret = group__split(ctx, text, &g);
+	if (ret)
+		return ret;
+	events = strndup(g.events, g.events_len);
+	if (!events)
+		return ctx__error(ctx, -ENOMEM, "out of memory");
+	if (!events[strspn(events, " \t")])
+		ret = ctx__error(ctx, -EINVAL, "empty event group in '%s'", text);
+	else
+		ret = list__parse(ctx, events);
+	free(events);
+	if (ret)
+		return ret;
+	return group__form(ctx, text, &g, *ctx->out + first, *ctx->nr - first);
 }
 
 static int list__parse_one(struct evparse_ctx *ctx, const char *s, size_t len)
@@ -1169,8 +1336,29 @@ static int list__parse_one(struct evparse_ctx *ctx, const char *s, size_t len)
 	text = strndup(s, len);
 	if (!text)
 		return ctx__error(ctx, -ENOMEM, "out of memory");
-	ret = event__parse(ctx, text);
+	if (strchr(text, '{'))
+		ret = group__parse(ctx, text);
+	else if (strchr(text, '}'))
+		ret = ctx__error(ctx, -EINVAL, "unbalanced '}' in '%s'", text);
+	else
+		ret = event__parse(ctx, text);
 	free(text);
+	return ret;
+}
+
+/* Events and groups of @list, appended; a group's events hold no braces. */
+static int list__parse(struct evparse_ctx *ctx, const char *list)
+{
+	size_t len;
+	const char *s;
+	int ret = 0;
+
+	for (s = list; !ret; s += len + 1) {
+		len = list__event_len(s);
+		ret = list__parse_one(ctx, s, len);
+		if (!s[len])
+			break;
+	}
 	return ret;
 }
 
@@ -1178,9 +1366,8 @@ int evparse__parse(const char *list, const struct evparse_opts *o, struct evpars
 		   size_t *nr, char *err, size_t errlen)
 {
 	struct evparse_ctx ctx = { "", NULL, err, errlen, out, nr };
-	size_t saved, len;
-	const char *s;
-	int ret = 0;
+	size_t saved;
+	int ret;
 
 	if (err && errlen)
 		err[0] = '\0';
@@ -1191,12 +1378,7 @@ int evparse__parse(const char *list, const struct evparse_opts *o, struct evpars
 	if (o && o->tracefs_root)
 		ctx.tracefs = o->tracefs_root;
 	saved = *nr;
-	for (s = list; !ret; s += len + 1) {
-		len = list__event_len(s);
-		ret = list__parse_one(&ctx, s, len);
-		if (!s[len])
-			break;
-	}
+	ret = list__parse(&ctx, list);
 	/* all or nothing: drop what this call appended before the failure */
 	if (ret)
 		*nr = saved;
@@ -1290,7 +1472,13 @@ static char *strerror__unsupported(const struct evparse_event *ev, int err, cons
 
 static char *strerror__einval(const struct evparse_event *ev, char *buf, size_t len)
 {
-	if (ev->attr.precise_ip)
+	/* perf_event_open(): "Only a group leader can be exclusive or pinned" */
+	if (ev->group_idx && (ev->attr.pinned || ev->attr.exclusive))
+		snprintf(buf, len,
+			 "%s: only a group leader can be pinned (D) or exclusive (e); move the "
+			 "modifier to the group",
+			 ev->name);
+	else if (ev->attr.precise_ip)
 		snprintf(buf, len,
 			 "%s: 'precise' modifier (p) not supported by this event; try removing 'p'",
 			 ev->name);

@@ -8,10 +8,14 @@
  *   software/period=1,name=cs,config=0x3/Duk    PMU with sysfs format/ terms
  *   sched:sched_switch, sched:*                 tracepoints (tracefs id)
  *   mem:0xaddr[/len][:rwx]                      breakpoints
+ *   {cpu-clock,task-clock}:u, name{cs,faults}   event groups (+ modifiers)
  *
  * Modifiers: u k h (exclude others), D (pinned), G H (guest/host), S
- * (sample read), p/pp/ppp (precise_ip). Terms: config, config1, config2,
- * period, freq, name, and every field the PMU's sysfs format/ lists.
+ * (sample read), p/pp/ppp (precise_ip), W (weak group). Terms: config,
+ * config1, config2, period, freq, name, and every field the PMU's sysfs
+ * format/ lists. A group's modifier is merged into each member's own as
+ * perf's parse_events__modifier_group() does; leader sampling (a group
+ * whose leader has S) is refused.
  */
 #ifndef SHARDREC_EVPARSE_H
 #define SHARDREC_EVPARSE_H
@@ -26,7 +30,23 @@ struct evparse_event {
 	bool period_set;             /* period= or freq= term given: -c/-F must not override */
 	bool tracepoint;             /* PERF_TYPE_TRACEPOINT */
 	char pmu[64];                /* PMU name for pmu/.../ events, "" otherwise */
+	/*
+	 * Groups, relative so that inserting events before a group keeps them
+	 * right: a member's leader is group_idx entries before it.
+	 */
+	unsigned int group_idx;      /* 0: group leader or ungrouped; i: i-th member */
+	unsigned int nr_members;     /* on a leader: events in its group, > 1; else 0 or 1 */
+	char group_name[64];         /* NAME of NAME{...} on its leader, "" if anonymous */
+	bool weak_group;             /* W: perf reopens the members ungrouped if the group fails */
+	bool exclude_GH;             /* G or H given (perf's evsel->exclude_GH) */
+	bool sample_read;            /* S given */
 };
+
+/* True if @ev leads a group of more than one event. */
+static inline bool evparse_event__is_group_leader(const struct evparse_event *ev)
+{
+	return !ev->group_idx && ev->nr_members > 1;
+}
 
 struct evparse_opts {
 	const char *sysfs_root;   /* NULL = "" (i.e. real /sys); tests point it at a fake tree */
@@ -34,10 +54,12 @@ struct evparse_opts {
 };
 
 /*
- * Parses the comma-separated @list (commas inside /.../ belong to the terms).
- * Appends to *@out (realloc'ed, caller frees) and *@nr. 0 / -errno with one
- * line in @err naming the bad event: unknown name, unknown PMU, unknown term,
- * bad modifier, tracepoint not found, glob matching nothing.
+ * Parses the comma-separated @list (commas inside /.../ belong to the terms,
+ * inside {...} to the group). Appends to *@out (realloc'ed, caller frees) and
+ * *@nr; a group's events are appended leader first. 0 / -errno with one line
+ * in @err naming the bad event: unknown name, unknown PMU, unknown term, bad
+ * modifier, tracepoint not found, glob matching nothing, unbalanced or
+ * nested braces, leader sampling.
  */
 int evparse__parse(const char *list, const struct evparse_opts *o, struct evparse_event **out,
 		   size_t *nr, char *err, size_t errlen);

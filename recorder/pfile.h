@@ -149,6 +149,15 @@ int pfile_feat__clock_data(struct pfile_featset *fs, uint32_t clockid, uint64_t 
 int pfile_feat__compressed(struct pfile_featset *fs, uint32_t level, uint32_t ratio,
 			   uint32_t mmap_len);
 
+/* GROUP_DESC input: one group of more than one event, as write_group_desc() lists it. */
+struct pfile_group {
+	const char *name;    /* NULL: perf's "{anon_group}" */
+	uint32_t leader_idx; /* the leader's index in the attr section */
+	uint32_t nr_members; /* the leader included */
+};
+/* u32 nr_groups, then {string name, u32 leader_idx, u32 nr_members} per group. */
+int pfile_feat__group_desc(struct pfile_featset *fs, const struct pfile_group *g, size_t nr);
+
 /* CPU_TOPOLOGY input: per-CPU ids indexed by CPU number (0..nr_cpus_avail-1,
  * -1 where offline) and the sibling lists as perf's strings ("0-3,8"). */
 struct pfile_cpu_topo {

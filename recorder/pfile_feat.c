@@ -280,6 +280,26 @@ int pfile_feat__compressed(struct pfile_featset *fs, uint32_t level, uint32_t ra
 	return fbuf__commit(&b, fs, PFILE_FEAT_COMPRESSED);
 }
 
+/*
+ * write_group_desc(): the leader's group name or "{anon_group}", which
+ * process_group_desc() reads back as no name.
+ */
+int pfile_feat__group_desc(struct pfile_featset *fs, const struct pfile_group *g, size_t nr)
+{
+	struct fbuf b = {0};
+	size_t i;
+
+	if (nr > UINT32_MAX || (nr && !g))
+		return -EINVAL;
+	fbuf__u32(&b, nr);
+	for (i = 0; i < nr; i++) {
+		fbuf__string(&b, g[i].name ? g[i].name : "{anon_group}");
+		fbuf__u32(&b, g[i].leader_idx);
+		fbuf__u32(&b, g[i].nr_members);
+	}
+	return fbuf__commit(&b, fs, PFILE_FEAT_GROUP_DESC);
+}
+
 static void fbuf__strings(struct fbuf *b, char *const *s, uint32_t nr)
 {
 	uint32_t i;

@@ -330,6 +330,8 @@ static int session__features(struct session *s, struct pfile_featset *fs,
 	if (!ret)
 		ret = pfile_feat__event_desc(fs, ev, s->evl.nr);
 	if (!ret)
+		ret = evlist__group_desc(&s->evl, fs);
+	if (!ret)
 		ret = tracing_data__feature(fs, ev, s->evl.nr, NULL, s->err, sizeof(s->err));
 	clock_getres(s->o->clockid, &res);
 	if (!ret)

@@ -170,3 +170,72 @@ fi
 grep -q "needs per-CPU" x.err || { cat x.err; fail "unclear -G error"; }
 
 # --overwrite, SIGUSR2 and --control have their own test: 84-overwrite.sh.
+
+# Event groups, perf's {a,b}[:MODS] syntax: each command line is recorded by
+# perf too, and the groups, their header line and the group-related attr
+# bits must be perf's. The kernel checks below fail if the events were
+# opened without group_fd (i.e. ungrouped).
+# grp_bits FILE: per event, the bits evsel__config() sets by group role and
+# the modifiers merged into members (as `perf evlist -v` prints them).
+grp_bits() {
+	"$PERF" evlist -v -i "$1" | while IFS= read -r l; do
+		printf '%s:' "${l%%: type:*}"
+		grep -o -E '(disabled|enable_on_exec|pinned|exclude_[a-z]*): 1' <<<"$l" | tr '\n' ' '
+		echo
+	done
+}
+# grp_events FILE EVENT: samples of EVENT in FILE.
+grp_events() { "$PERF" script -i "$1" -F event 2>/dev/null | grep -c "^ *$2: *$" || true; }
+grp_check() {
+	local name=$1 events=$2
+	shift 2
+	rec "$name" -e "$events"
+	"$PERF" record -q -e "$events" -o "$name.perf" -- "$M" -s 0.1 >/dev/null 2>&1 ||
+		fail "perf record -e '$events' failed"
+	"$PERF" evlist -g -i "$name.data" | grep '{' >"$name.g" || true
+	"$PERF" evlist -g -i "$name.perf" | grep '{' >"$name.pg" || true
+	[ -s "$name.pg" ] || fail "perf shows no group for -e '$events'"
+	diff "$name.pg" "$name.g" || fail "-e '$events': perf evlist -g differs from perf's"
+	"$PERF" report --header-only -i "$name.data" 2>/dev/null | grep '^# group:' >"$name.h" || true
+	"$PERF" report --header-only -i "$name.perf" 2>/dev/null | grep '^# group:' >"$name.ph" || true
+	diff "$name.ph" "$name.h" || fail "-e '$events': header group line differs from perf's"
+	grp_bits "$name.data" >"$name.bits"
+	grp_bits "$name.perf" >"$name.pbits"
+	diff "$name.pbits" "$name.bits" || fail "-e '$events': group attr bits differ from perf's"
+	perf_clean "report --group" report --group --stdio -i "$name.data"
+	grep -q "of events 'anon group { cpu-clock, task-clock }'" "$TMP/perf.out" ||
+		{ head -20 "$TMP/perf.out"; fail "-e '$events': perf report --group shows no group"; }
+	for ev in "$@"; do
+		[ "$(grp_events "$name.data" "$ev")" -gt 0 ] || fail "-e '$events': no $ev samples"
+	done
+	check_perf_file "$name.data"
+}
+grp_check grp '{cpu-clock,task-clock}' cpu-clock task-clock
+grp_check grpmix 'cs,{cpu-clock,task-clock}:u' cpu-clock task-clock
+grep "^task-clock:" grpmix.attr | grep -q "exclude_kernel: 1" || fail "group modifier :u not on the member"
+# Only a leader may be pinned: the kernel refuses a pinned member, so this
+# fails only if the member really got its leader's fd as group_fd.
+"$SHARDREC" record -q -e '{cpu-clock,task-clock:D}' -o x.data -- true 2>x.err &&
+	fail "a pinned group member was accepted: events opened ungrouped"
+grep -q "task-clock:D: only a group leader can be pinned.*led by cpu-clock" x.err ||
+	{ cat x.err; fail "unclear error for a refused group member"; }
+# ... and W (weak group) reopens them ungrouped, as perf does.
+rec grpweak -e '{cpu-clock,task-clock:D}:W'
+! "$PERF" evlist -g -i grpweak.data | grep -q '{' || fail "W: the refused group kept"
+# A member runs only while its leader does: with -D the leader starts
+# disabled, and so no task-clock sample may come before the delay (-D's
+# tracking dummy goes first: the group's leader index follows it).
+"$SHARDREC" record -q -D 300 -e '{cpu-clock,task-clock}' -o grpdelay.data -- "$M" -s 0.6 \
+	>/dev/null 2>grpdelay.err || { cat grpdelay.err; fail "record -D with a group failed"; }
+"$PERF" evlist -g -i grpdelay.data | grep -qx '{cpu-clock,task-clock}' || fail "-D: group lost"
+"$PERF" script -i grpdelay.data --show-task-events -F comm,time,event >grpdelay.txt 2>/dev/null
+awk '/PERF_RECORD_COMM exec/ && !e { e = $2 + 0 }
+     /task-clock/ && !s { s = $2 + 0 }
+     END { d = s - e; printf "first member sample %.3f s after exec\n", d; exit !(e > 0 && d >= 0.25) }' \
+	grpdelay.txt || fail "group member sampled while its leader was disabled: not grouped"
+"$SHARDREC" record -q -e '{cpu-clock,{task-clock}}' -o x.data -- true 2>x.err &&
+	fail "nested group accepted"
+grep -q "nested event groups" x.err || { cat x.err; fail "unclear nested group error"; }
+"$SHARDREC" record -q -e '{cpu-clock,task-clock' -o x.data -- true 2>x.err &&
+	fail "unbalanced group accepted"
+grep -q "unbalanced '{'" x.err || { cat x.err; fail "unclear unbalanced group error"; }

@@ -401,7 +401,6 @@ static void test_unknown(void **state)
 	(void)state;
 	parse_fails("nosuch", "unknown event 'nosuch'");
 	parse_fails("cycles-x", "unknown event 'cycles-x'");
-	parse_fails("{cs,cpu-clock}", "event groups not supported yet: '{cs,cpu-clock}'");
 	parse_fails("cs,,cpu-clock", "empty event");
 	parse_fails("", "empty event");
 	parse_fails("cs,", "empty event");
@@ -525,7 +524,195 @@ static void test_list_splitting(void **state)
 	assert_string_equal(p.ev[1].name, "cs");
 	free(p.ev);
 
-	parse_fails("cs,{cycles,instructions}:u", "event groups not supported yet");
+	/* ... nor inside a group, nor after whitespace */
+	p = parse_ok("{mem:0x10/8,cs},faults, mem:0x20/2,cs", 5);
+	assert_int_equal(p.ev[0].attr.bp_len, 8);
+	assert_int_equal(p.ev[0].nr_members, 2);
+	assert_int_equal(p.ev[3].attr.bp_len, 2);
+	assert_string_equal(p.ev[4].name, "cs");
+	free(p.ev);
+}
+
+/* Modifier bits of @ev: u k h G H as in check_mods. */
+static void check_ev_mods(const struct evparse_event *ev, int eu, int ek, int eh, int eG, int eH)
+{
+	const struct perf_event_attr *a = &ev->attr;
+
+	if (a->exclude_user != (unsigned)eu || a->exclude_kernel != (unsigned)ek ||
+	    a->exclude_hv != (unsigned)eh || a->exclude_guest != (unsigned)eG ||
+	    a->exclude_host != (unsigned)eH)
+		fail_msg("%s: u%d k%d h%d G%d H%d", ev->name, a->exclude_user, a->exclude_kernel,
+			 a->exclude_hv, a->exclude_guest, a->exclude_host);
+}
+
+static void check_group(const struct evparse_event *ev, size_t nr, const char *name)
+{
+	assert_true(evparse_event__is_group_leader(&ev[0]));
+	assert_int_equal(ev[0].group_idx, 0);
+	assert_int_equal(ev[0].nr_members, nr);
+	assert_string_equal(ev[0].group_name, name);
+	for (size_t i = 1; i < nr; i++) {
+		assert_false(evparse_event__is_group_leader(&ev[i]));
+		assert_int_equal(ev[i].group_idx, i);
+	}
+}
+
+static void check_ungrouped(const struct evparse_event *ev)
+{
+	assert_false(evparse_event__is_group_leader(ev));
+	assert_int_equal(ev->group_idx, 0);
+}
+
+static void test_groups(void **state)
+{
+	struct parsed p;
+
+	(void)state;
+	p = parse_ok("{cpu-clock,task-clock}", 2);
+	check_group(p.ev, 2, "");
+	assert_string_equal(p.ev[0].name, "cpu-clock");
+	assert_string_equal(p.ev[1].name, "task-clock");
+	check_ev_mods(&p.ev[1], 0, 0, 0, 1, 0);
+	free(p.ev);
+
+	/* mixed list; the group's name stays without its modifier, as perf's */
+	p = parse_ok("cs,{cpu-clock,task-clock}:u,faults", 4);
+	check_ungrouped(&p.ev[0]);
+	check_ev_mods(&p.ev[0], 0, 0, 0, 1, 0);
+	check_group(&p.ev[1], 2, "");
+	assert_string_equal(p.ev[1].name, "cpu-clock");
+	check_ev_mods(&p.ev[1], 0, 1, 1, 1, 0);
+	check_ev_mods(&p.ev[2], 0, 1, 1, 1, 0);
+	check_ungrouped(&p.ev[3]);
+	check_ev_mods(&p.ev[3], 0, 0, 0, 1, 0);
+	free(p.ev);
+
+	/* several groups, named ones, whitespace as perf's lexer skips it */
+	p = parse_ok("foo{cs,faults}, bar {cpu-clock, task-clock, dummy}", 5);
+	check_group(p.ev, 2, "foo");
+	check_group(&p.ev[2], 3, "bar");
+	assert_string_equal(p.ev[3].name, "task-clock");
+	free(p.ev);
+
+	/* a tracepoint glob adds every match to the group */
+	p = parse_ok("{sched:*,cs}", 3);
+	check_group(p.ev, 3, "");
+	assert_string_equal(p.ev[0].name, "sched:sched_switch");
+	assert_string_equal(p.ev[2].name, "cs");
+	free(p.ev);
+
+	/* one event in braces is no group (perf counts no group for it) */
+	p = parse_ok("{cs}:k", 1);
+	check_ungrouped(&p.ev[0]);
+	assert_int_equal(p.ev[0].nr_members, 1);
+	/* seeded with event_attr_init()'s exclude_guest, which k leaves */
+	check_ev_mods(&p.ev[0], 1, 0, 1, 1, 0);
+	free(p.ev);
+}
+
+/*
+ * The group modifier merges into each member's own as perf's
+ * parse_events__modifier_group() does; bits checked against perf 6.1's
+ * `perf evlist -v` for the same -e.
+ */
+static void test_group_modifiers(void **state)
+{
+	struct parsed p;
+	char buf[256];
+
+	(void)state;
+	p = parse_ok("{cs:k,cpu-clock}:u", 2);
+	check_ev_mods(&p.ev[0], 0, 0, 1, 1, 0);
+	check_ev_mods(&p.ev[1], 0, 1, 1, 1, 0);
+	free(p.ev);
+	p = parse_ok("{cs:G,faults:H}:u", 2);
+	check_ev_mods(&p.ev[0], 0, 1, 1, 0, 1);
+	check_ev_mods(&p.ev[1], 0, 1, 1, 1, 0);
+	free(p.ev);
+	p = parse_ok("{cs:I,faults}:Ik", 2);
+	check_ev_mods(&p.ev[0], 1, 0, 1, 0, 0);
+	check_ev_mods(&p.ev[1], 1, 0, 1, 1, 0);
+	assert_int_equal(p.ev[1].attr.exclude_idle, 1);
+	free(p.ev);
+
+	/* precise adds up; pinned and exclusive go to the leader only */
+	p = parse_ok("{cycles:p,instructions}:pDe", 2);
+	assert_int_equal(p.ev[0].attr.precise_ip, 2);
+	assert_int_equal(p.ev[1].attr.precise_ip, 1);
+	assert_int_equal(p.ev[0].attr.pinned, 1);
+	assert_int_equal(p.ev[0].attr.exclusive, 1);
+	assert_int_equal(p.ev[1].attr.pinned, 0);
+	assert_int_equal(p.ev[1].attr.exclusive, 0);
+	free(p.ev);
+	/* a member's own D stays: the kernel refuses it, as it does perf's */
+	p = parse_ok("{cs,faults:D}", 2);
+	assert_int_equal(p.ev[1].attr.pinned, 1);
+	evparse__strerror_opts(&p.ev[1], EINVAL, &fake, buf, sizeof(buf));
+	assert_string_equal(buf, "faults:D: only a group leader can be pinned (D) or exclusive "
+				 "(e); move the modifier to the group");
+	free(p.ev);
+
+	p = parse_ok("{cs,faults}:W", 2);
+	assert_true(p.ev[0].weak_group);
+	assert_true(p.ev[1].weak_group);
+	free(p.ev);
+
+	/* S: leader sampling is refused; perf drops a member's S under a group modifier */
+	parse_fails("{cs,faults}:S", "leader sampling");
+	parse_fails("{cs:S,faults}", "leader sampling (modifier 'S' on the group leader) is not "
+				     "supported: '{cs:S,faults}'");
+	p = parse_ok("{cs:S,faults}:u", 2);
+	assert_false(p.ev[0].sample_read);
+	free(p.ev);
+	p = parse_ok("{cs,faults:S}", 2);
+	assert_true(p.ev[1].sample_read);
+	free(p.ev);
+
+	parse_fails("{cs,faults}:uu", "duplicate modifier 'u' in '{cs,faults}:uu'");
+	parse_fails("{cs,faults}:x", "bad modifier 'x'");
+	parse_fails("{cycles:ppp,instructions}:p", "at most 3 'p' modifiers allowed in "
+						   "'{cycles:ppp,instructions}:p'");
+}
+
+static void test_group_errors(void **state)
+{
+	(void)state;
+	parse_fails("{cs,faults", "unbalanced '{' in '{cs,faults'");
+	parse_fails("cs,{faults,dummy", "unbalanced '{'");
+	parse_fails("cs,faults}", "unbalanced '}' in 'faults}'");
+	parse_fails("{cs,faults}},dummy", "unbalanced '}' in '{cs,faults}}'");
+	parse_fails("{cs,{faults}}", "nested event groups are not supported: '{cs,{faults}}'");
+	parse_fails("{cs,{faults,dummy}}:u", "nested event groups");
+	parse_fails("{}", "empty event group in '{}'");
+	parse_fails("{ }:u", "empty event group");
+	parse_fails("{cs,,faults}", "empty event");
+	parse_fails("{cs,faults}u", "expected ':MODIFIERS' after the group in '{cs,faults}u'");
+	parse_fails("{cs,faults}:", "expected ':MODIFIERS'");
+	parse_fails("{cs}{faults}", "expected ':MODIFIERS'");
+	parse_fails("1x{cs,faults}", "bad group name '1x' in '1x{cs,faults}'");
+	parse_fails("a/b{cs,faults}", "bad group name");
+	parse_fails("{cs,nosuch}", "unknown event 'nosuch'");
+	/* all or nothing: cs is dropped with the group */
+	parse_fails("cs,{cpu-clock,task-clock}:Q", "bad modifier 'Q'");
+}
+
+/* Group indexes are relative: appending and inserting before keep them right. */
+static void test_group_append(void **state)
+{
+	struct evparse_event *ev = NULL;
+	size_t nr = 0;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(evparse__parse("cs", &fake, &ev, &nr, err, sizeof(err)), 0);
+	assert_int_equal(evparse__parse("{cpu-clock,task-clock}", &fake, &ev, &nr, err,
+					sizeof(err)), 0);
+	assert_int_equal(nr, 3);
+	check_ungrouped(&ev[0]);
+	check_group(&ev[1], 2, "");
+	assert_true(evparse__parse("{faults,nosuch}", &fake, &ev, &nr, err, sizeof(err)) < 0);
+	assert_int_equal(nr, 3);
+	free(ev);
 }
 
 /* evparse__parse appends; a failure leaves the caller's entries as they were. */
@@ -673,6 +860,10 @@ int main(void)
 		cmocka_unit_test(test_tracepoints),
 		cmocka_unit_test(test_raw_and_breakpoints),
 		cmocka_unit_test(test_list_splitting),
+		cmocka_unit_test(test_groups),
+		cmocka_unit_test(test_group_modifiers),
+		cmocka_unit_test(test_group_errors),
+		cmocka_unit_test(test_group_append),
 		cmocka_unit_test(test_append),
 		cmocka_unit_test(test_strerror),
 		cmocka_unit_test(test_real_sys),

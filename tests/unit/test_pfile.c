@@ -753,6 +753,43 @@ static void test_pmu_cache_encoding(void **state)
 	pfile_featset__release(&fs);
 }
 
+/*
+ * write_group_desc(): u32 nr_groups, then per group the name (perf's
+ * "{anon_group}" when it has none), u32 leader_idx, u32 nr_members.
+ */
+static void test_group_desc_encoding(void **state)
+{
+	char name64[65];
+	const struct pfile_group g[] = {{NULL, 1, 2}, {"foo", 3, 3}, {name64, 7, 2}};
+	struct pfile_featset fs = {0};
+	struct expect e = {0};
+
+	(void)state;
+	memset(name64, 'g', 64);
+	name64[64] = '\0';
+	assert_int_equal(pfile_feat__group_desc(&fs, g, 3), 0);
+	expect_u32(&e, 3);
+	expect_str(&e, "{anon_group}", 64);
+	expect_u32(&e, 1);
+	expect_u32(&e, 2);
+	expect_str(&e, "foo", 64);
+	expect_u32(&e, 3);
+	expect_u32(&e, 3);
+	expect_str(&e, name64, 128);
+	expect_u32(&e, 7);
+	expect_u32(&e, 2);
+	assert_int_equal(e.len, 4 + 3 * (4 + 8) + 64 + 64 + 128);
+	assert_feat_bytes(&fs, PFILE_FEAT_GROUP_DESC, &e);
+
+	/* the encoder writes what it is given; the recorder skips it without groups */
+	assert_int_equal(pfile_feat__group_desc(&fs, NULL, 0), 0);
+	assert_int_equal(fs.sec[PFILE_FEAT_GROUP_DESC].size, 4);
+	assert_int_equal(get_u32(fs.sec[PFILE_FEAT_GROUP_DESC].data), 0);
+	assert_int_equal(pfile_feat__group_desc(&fs, NULL, 1), -EINVAL);
+	assert_int_equal(fs.sec[PFILE_FEAT_GROUP_DESC].size, 4);
+	pfile_featset__release(&fs);
+}
+
 /* One cache's sysfs files under cpu@cpu/cache/index@idx. */
 static void put_cache(const char *sys, int cpu, int idx, const struct pfile_cache *c,
 		      const char *map_file)
@@ -1021,7 +1058,7 @@ int main(void)
 	    cmocka_unit_test(test_file_round_trip),   cmocka_unit_test(test_default_names),
 	    cmocka_unit_test(test_open_malformed),    cmocka_unit_test(test_reader),
 	    cmocka_unit_test(test_sysinfo_fake_root), cmocka_unit_test(test_pmu_cache_encoding),
-	    cmocka_unit_test(test_sysinfo_pmu_cache),
+	    cmocka_unit_test(test_sysinfo_pmu_cache), cmocka_unit_test(test_group_desc_encoding),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
