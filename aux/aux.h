@@ -138,6 +138,40 @@ enum aux_type {
 bool aux_pmu__is_aux(const char *sysfs_root, const char *name);
 /* perf's AUXTRACE_INFO type for PMU @name (AUX_TYPE_UNKNOWN if perf has none). */
 enum aux_type aux_pmu__type(const char *name);
+/*
+ * Reads @file under the PMU's sysfs directory (devices/@pmu/, @sysfs_root
+ * NULL = real /sys): a decimal number, or a hex register ("0x28c1c1eb", as
+ * CoreSight's cpuN/trcidr/ files). 0, -errno of the open (-ENOENT: absent),
+ * -EINVAL if it does not parse.
+ */
+int aux_pmu__read_u64(const char *sysfs_root, const char *pmu, const char *file, uint64_t *v);
+int aux_pmu__read_hex(const char *sysfs_root, const char *pmu, const char *file, uint32_t *v);
+/*
+ * A format/ term's bits in attr.config ("config:10", "config:14-17"); 0 if
+ * the term is absent or lives in config1/config2 (perf's
+ * perf_pmu__format_bits looks at config alone here).
+ */
+uint64_t aux_pmu__format_mask(const char *sysfs_root, const char *pmu, const char *term);
+
+/* ---- the AUX event's attr (aux_attr.c) ---- */
+
+struct aux_attr_params {
+	const char *sysfs_root; /* NULL = real /sys */
+	const char *pmu;
+	const int *cpus;        /* CPUs it opens on (CoreSight checks each tracer) */
+	size_t nr_cpus;
+};
+
+/*
+ * Sets what perf 6.1's *_recording_options set on the AUX event itself:
+ * no frequency and a period of 1 (ARM SPE: its caps/min_interval, else
+ * 4096); Intel PT: exclude_guest when KVM passes PT to guests (pt_mode 1);
+ * CoreSight: context-ID and timestamp tracing (ETM_OPT_CTXTID or the
+ * format's contextid bit, ETM_OPT_TS), checked against each ETMv4 CPU's
+ * TRCIDR2/TRCIDR0. 0, or -EOPNOTSUPP / -errno with one line in @err.
+ */
+int aux_attr__config(const struct aux_attr_params *p, struct perf_event_attr *a, char *err,
+		     size_t errlen);
 
 /* ---- PERF_RECORD_AUXTRACE_INFO (aux_info.c) ---- */
 

@@ -78,50 +78,13 @@ static void time_conv__read(const struct perf_event_mmap_page *pc, struct time_c
 /* Reads one number from the PMU's sysfs directory; false if absent. */
 static bool sysfs__u64(const struct aux_info_params *p, const char *file, uint64_t *v)
 {
-	char path[512];
-	unsigned long long x;
-	FILE *f;
-	bool ok;
-
-	snprintf(path, sizeof(path), "%s/sys/bus/event_source/devices/%s/%s",
-		 p->sysfs_root ? p->sysfs_root : "", p->pmu, file);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	ok = fscanf(f, "%llu", &x) == 1;
-	fclose(f);
-	if (ok)
-		*v = x;
-	return ok;
+	return !aux_pmu__read_u64(p->sysfs_root, p->pmu, file, v);
 }
 
-/*
- * A format/ term's bits in attr.config ("config:10", "config:14-17"); 0 if
- * the term is absent or lives in config1/config2 (perf's
- * perf_pmu__format_bits looks at config alone here).
- */
+/* A format/ term's bits in attr.config (aux_pmu__format_mask). */
 static uint64_t format__mask(const struct aux_info_params *p, const char *term)
 {
-	char path[512], spec[64];
-	unsigned lo, hi;
-	uint64_t mask = 0;
-	int n;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/sys/bus/event_source/devices/%s/format/%s",
-		 p->sysfs_root ? p->sysfs_root : "", p->pmu, term);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	n = fscanf(f, "%63[^:]:%u-%u", spec, &lo, &hi);
-	fclose(f);
-	if (n < 2 || strcmp(spec, "config") || lo > 63)
-		return 0;
-	if (n < 3)
-		hi = lo;
-	for (unsigned b = lo; b <= hi && b < 64; b++)
-		mask |= 1ULL << b;
-	return mask;
+	return aux_pmu__format_mask(p->sysfs_root, p->pmu, term);
 }
 
 /* The config value of term=1: perf's intel_pt_parse_terms(format, "tsc", &tsc_bit). */
@@ -262,22 +225,15 @@ static const struct etm_layout {
  */
 static int etm__reg(const struct aux_info_params *p, int cpu, const char *file, uint64_t *v)
 {
-	char path[512];
-	unsigned long long x;
-	FILE *f;
-	bool ok;
+	char name[256];
+	uint32_t x;
+	int ret;
 
-	snprintf(path, sizeof(path), "%s/sys/bus/event_source/devices/%s/cpu%d/%s",
-		 p->sysfs_root ? p->sysfs_root : "", p->pmu, cpu, file);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	ok = fscanf(f, "%llx", &x) == 1;
-	fclose(f);
-	if (!ok)
-		return -EINVAL;
-	*v = (uint64_t)(int64_t)(int32_t)(uint32_t)x;
-	return 0;
+	snprintf(name, sizeof(name), "cpu%d/%s", cpu, file);
+	ret = aux_pmu__read_hex(p->sysfs_root, p->pmu, name, &x);
+	if (!ret)
+		*v = (uint64_t)(int64_t)(int32_t)x;
+	return ret;
 }
 
 /*

@@ -7,6 +7,7 @@
  */
 #include "aux/aux.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -58,4 +59,66 @@ bool aux_pmu__is_aux(const char *sysfs_root, const char *name)
 	ok = fscanf(f, "%lu", &nr) == 1 && nr > 0;
 	fclose(f);
 	return ok;
+}
+
+/* @fmt's one value from the PMU's sysfs file @file. 0, -errno of the open, -EINVAL. */
+static int aux_pmu__scan(const char *sysfs_root, const char *pmu, const char *file,
+			 const char *fmt, unsigned long long *v)
+{
+	char path[512];
+	FILE *f;
+	bool ok;
+
+	snprintf(path, sizeof(path), "%s/sys/bus/event_source/devices/%s/%s",
+		 sysfs_root ? sysfs_root : "", pmu, file);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	ok = fscanf(f, fmt, v) == 1;
+	fclose(f);
+	return ok ? 0 : -EINVAL;
+}
+
+int aux_pmu__read_u64(const char *sysfs_root, const char *pmu, const char *file, uint64_t *v)
+{
+	unsigned long long x;
+	int ret = aux_pmu__scan(sysfs_root, pmu, file, "%llu", &x);
+
+	if (!ret)
+		*v = x;
+	return ret;
+}
+
+int aux_pmu__read_hex(const char *sysfs_root, const char *pmu, const char *file, uint32_t *v)
+{
+	unsigned long long x;
+	int ret = aux_pmu__scan(sysfs_root, pmu, file, "%llx", &x);
+
+	if (!ret)
+		*v = (uint32_t)x;
+	return ret;
+}
+
+uint64_t aux_pmu__format_mask(const char *sysfs_root, const char *pmu, const char *term)
+{
+	char path[512], spec[64];
+	unsigned lo, hi;
+	uint64_t mask = 0;
+	int n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/sys/bus/event_source/devices/%s/format/%s",
+		 sysfs_root ? sysfs_root : "", pmu, term);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	n = fscanf(f, "%63[^:]:%u-%u", spec, &lo, &hi);
+	fclose(f);
+	if (n < 2 || strcmp(spec, "config") || lo > 63)
+		return 0;
+	if (n < 3)
+		hi = lo;
+	for (unsigned b = lo; b <= hi && b < 64; b++)
+		mask |= 1ULL << b;
+	return mask;
 }

@@ -118,6 +118,13 @@ static int evlist__configure_aux(struct evlist *l, const struct record_opts *o, 
 	/* --overwrite is a flight recorder for the AUX areas too. */
 	l->aux_snapshot = o->aux_snapshot || o->overwrite;
 	l->aux_snap_size = o->aux_snap_size;
+	/*
+	 * Per-CPU AUX areas: the decoder needs the CPU of every record (perf
+	 * sets it on the AUX and tracking events). On all of ours, so that
+	 * every event's sample_id trailer keeps one layout.
+	 */
+	for (size_t i = 0; i < l->nr; i++)
+		l->evsel[i].ev.attr.sample_type |= PERF_SAMPLE_CPU;
 	l->aux_pages = o->aux_pages ? o->aux_pages : (size_t)((1U << 20) / sysconf(_SC_PAGESIZE));
 	return 0;
 }
@@ -155,8 +162,10 @@ int evlist__configure(struct evlist *l, const struct record_opts *o, char *err, 
 	ret = sample_config__apply(l, o, err, errlen);
 	if (ret)
 		return ret;
-	pfile_idlayout__init(&l->layout, l->evsel[0].ev.attr.sample_type, true);
-	return evlist__configure_aux(l, o, err, errlen);
+	ret = evlist__configure_aux(l, o, err, errlen);
+	if (!ret)
+		pfile_idlayout__init(&l->layout, l->evsel[0].ev.attr.sample_type, true);
+	return ret;
 }
 
 int evlist__set_target(struct evlist *l, const int *cpus, size_t nr_cpus, const pid_t *threads,
@@ -313,6 +322,15 @@ static bool evlist__weak_retry(const struct evlist *l, size_t e, int ret)
 int evlist__open(struct evlist *l, char *err, size_t errlen)
 {
 	size_t e = 0;
+
+	if (l->aux_evsel >= 0) {
+		struct aux_attr_params ap = {.pmu = l->evsel[l->aux_evsel].ev.pmu,
+					     .cpus = l->cpus, .nr_cpus = l->nr_cpus};
+		int ret = aux_attr__config(&ap, &l->evsel[l->aux_evsel].ev.attr, err, errlen);
+
+		if (ret)
+			return ret;
+	}
 
 	while (e < l->nr) {
 		int ret = evsel__open_all(l, e, err, errlen);
