@@ -182,7 +182,8 @@ struct aux_info_params {
 	const struct perf_event_mmap_page *pc; /* a control page for time conversion, or NULL */
 	bool snapshot;           /* -S */
 	bool per_cpu;            /* per-CPU AUX areas (not per-thread) */
-	bool have_sched_switch;
+	/* Intel PT: 0, 1 sched_switch tracepoint, 2 PERF_RECORD_SWITCH, 3 its CPU-wide form */
+	int have_sched_switch;
 	const char *filter;      /* address filter string, or NULL */
 	/* cs_etm only (perf's cs_etm_info_fill). */
 	uint64_t config;         /* the AUX event's attr.config, as passed to perf_event_open */

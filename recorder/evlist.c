@@ -125,6 +125,13 @@ static int evlist__configure_aux(struct evlist *l, const struct record_opts *o, 
 	 */
 	for (size_t i = 0; i < l->nr; i++)
 		l->evsel[i].ev.attr.sample_type |= PERF_SAMPLE_CPU;
+	/*
+	 * Intel PT decodes user space only knowing which task ran when:
+	 * intel_pt_recording_options turns on switch records on the tracking
+	 * event (AUXTRACE_INFO says which kind: session.c).
+	 */
+	if (aux_pmu__type(l->evsel[l->aux_evsel].ev.pmu) == AUX_TYPE_INTEL_PT)
+		l->evsel[0].ev.attr.context_switch = 1;
 	l->aux_pages = o->aux_pages ? o->aux_pages : (size_t)((1U << 20) / sysconf(_SC_PAGESIZE));
 	return 0;
 }

@@ -235,6 +235,17 @@ static int synth_threads(struct session *s, struct synth *sy)
 }
 
 /*
+ * intel_pt_recording_options' have_sched_switch: 0 none, 2 PERF_RECORD_SWITCH
+ * (per task), 3 PERF_RECORD_SWITCH_CPU_WIDE (per CPU).
+ */
+static int aux_have_sched_switch(const struct session *s)
+{
+	if (!s->evl.evsel[0].ev.attr.context_switch)
+		return 0;
+	return s->o->system_wide || s->o->cpu_list ? 3 : 2;
+}
+
+/*
  * PERF_RECORD_AUXTRACE_INFO of the AUX event (aux/aux_info.c), first of the
  * synthesized records as perf writes it: readers need it before any AUXTRACE.
  */
@@ -244,7 +255,8 @@ static int session__synth_auxtrace_info(struct session *s, struct recbuf *b)
 	struct aux_info_params p = {.pmu = e->ev.pmu, .pmu_type = e->ev.attr.type,
 				    .config = e->ev.attr.config, .cpus = s->evl.cpus,
 				    .nr_cpus = s->evl.nr_cpus, .per_cpu = true,
-				    .pc = s->evl.rings[0].pc, .snapshot = s->evl.aux_snapshot};
+				    .pc = s->evl.rings[0].pc, .snapshot = s->evl.aux_snapshot,
+				    .have_sched_switch = aux_have_sched_switch(s)};
 	/* CoreSight's per-CPU metadata grows with the CPUs: a record's most. */
 	unsigned char *buf = malloc(UINT16_MAX);
 	long len = buf ? aux_info__build(&p, buf, UINT16_MAX) : -ENOMEM;

@@ -186,7 +186,8 @@ static void test_zstd(void **state)
 static void test_info_layouts(void **state)
 {
 	unsigned char buf[512];
-	struct aux_info_params p = {.pmu = "intel_pt", .pmu_type = 9, .filter = "filter main"};
+	struct aux_info_params p = {.pmu = "intel_pt", .pmu_type = 9, .filter = "filter main",
+				    .have_sched_switch = 3, .snapshot = true, .per_cpu = true};
 	uint32_t type;
 	uint64_t priv[18];
 
@@ -196,6 +197,10 @@ static void test_info_layouts(void **state)
 	memcpy(priv, buf + 16, sizeof(priv));
 	assert_int_equal(type, AUX_TYPE_INTEL_PT);
 	assert_int_equal(priv[0], 9);
+	/* INTEL_PT_HAVE_SCHED_SWITCH is perf's 0..3, not a flag */
+	assert_int_equal(priv[7], 3);
+	assert_int_equal(priv[8], 1);
+	assert_int_equal(priv[9], 1);
 	assert_int_equal(priv[16], strlen("filter main"));
 	assert_string_equal((char *)(buf + 16 + 17 * 8), "filter main");
 	assert_int_equal(aux_info__build(&p, buf, 100), -ENOSPC);
