@@ -101,6 +101,12 @@ static int evlist__configure_aux(struct evlist *l, const struct record_opts *o, 
 	l->aux_evsel = -1;
 	for (size_t i = 0; i < l->nr; i++)
 		if (l->evsel[i].ev.pmu[0] && aux_pmu__is_aux(NULL, l->evsel[i].ev.pmu)) {
+			/* -D's tracking dummy would have to follow it: not done yet. */
+			if (i && (o->delay_ms || o->start_disabled)) {
+				snprintf(err, errlen, "%s: -D is not supported with an AUX area event",
+					 l->evsel[i].ev.name);
+				return -EOPNOTSUPP;
+			}
 			if (i) {
 				snprintf(err, errlen, "%s: an AUX area event must come first in -e",
 					 l->evsel[i].ev.name);
