@@ -1,0 +1,56 @@
+# Another perf.data reader than perf: the linux-perf-data crate (the parser
+# of samply, written independently of perf), from Debian's packaged crates,
+# built offline. It reads the header, attrs, features and every record of
+# shardrec's files; each must parse, sample counts must be perf's, and time
+# must never go backwards in the order its round-sorter delivers. Version
+# 0.6 does not decode PERF_RECORD_COMPRESSED: for -z only the framing and
+# header are checked.
+src=$(cd "$(dirname "$0")/../lpd" && pwd)
+. "$(dirname "$0")/lib.sh"
+need_perf_event
+reg=/usr/share/cargo/registry
+command -v cargo >/dev/null || skip "cargo not installed"
+[ -d "$reg/linux-perf-data-0.6.0" ] || skip "librust-linux-perf-data-dev not installed"
+out=$(dirname "$PROGS")/lpd
+# cargo takes its offline source replacement from tests/lpd/.cargo/: run it there.
+(cd "$src" && cargo build -q --release --target-dir "$out") >build.log 2>&1 ||
+	{ cat build.log; fail "cannot build tests/lpd"; }
+L=$out/release/lpd-check
+M=$PROGS/matrix
+
+# lpd NAME [compressed]: NAME.data must parse; its samples must be perf's.
+lpd() {
+	"$L" "$1.data" >"$1.lpd" 2>"$1.lerr" || { cat "$1.lerr"; fail "$1: linux-perf-data: parse error"; }
+	[ ! -s "$1.lerr" ] || { cat "$1.lerr"; fail "$1: linux-perf-data printed errors"; }
+	grep -q "^timestamps backwards: 0$" "$1.lpd" || { cat "$1.lpd"; fail "$1: time goes backwards"; }
+	[ "${2:-}" = compressed ] && return 0
+	local got want
+	got=$(awk '/^samples / { n += $NF } END { print n + 0 }' "$1.lpd")
+	want=$(perf_samples "$1.data")
+	echo "$1: linux-perf-data $got samples, perf $want"
+	[ "$got" = "$want" ] && [ "$got" -gt 0 ] || { cat "$1.lpd"; fail "$1: sample counts differ"; }
+}
+
+rec() {
+	local name=$1
+	shift
+	"$SHARDREC" record -q -o "$name.data" "$@" >/dev/null 2>"$name.err" ||
+		{ cat "$name.err"; fail "record $* failed"; }
+}
+
+rec plain -- "$M" -s 0.2
+lpd plain
+rec wide -a -e cs -c 1 --threads=cpu -- "$PERF" bench sched messaging -g 2 -l 50
+lpd wide
+rec dwarf --call-graph dwarf,1024 --user-regs=IP,SP,BP -- "$M" -s 0.2
+lpd dwarf
+rec tp -a -e sched:sched_switch -R -- "$M" -s 0.2
+lpd tp
+rec group -e '{cpu-clock,task-clock}' --switch-events -- "$M" -s 0.2
+lpd group
+grep -q "^records SWITCH: [1-9]" group.lpd || fail "group: no switch records"
+rec ow -a --overwrite -m 8 -- "$M" -s 0.3
+lpd ow
+rec z -z -- "$M" -s 0.2
+lpd z compressed
+grep -q "^features: .*HOSTNAME" plain.lpd || fail "features not read"
