@@ -93,14 +93,16 @@ check-qemu: $(BUILD)/shardrec $(PROG_BINS)
 		rc=$$?; [ $$rc = 77 ] && echo "SKIP check-qemu" && rc=0; exit $$rc
 
 # ASan+UBSan and TSan builds in their own trees; run unit tests and the
-# threaded end-to-end smoke test under each.
+# threaded end-to-end tests (smoke; the flight recorder's snapshots from the
+# session thread into running writers) under each.
 sanitize:
 	$(Q)$(MAKE) --no-print-directory BUILD=build-asan SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" OPT="-O1 -g" sanitize-run fuzz-regress
 	$(Q)$(MAKE) --no-print-directory BUILD=build-tsan SAN="-fsanitize=thread" OPT="-O1 -g" sanitize-run
 
 sanitize-run: $(BUILD)/shardrec $(UNIT_BINS) $(PROG_BINS)
 	$(Q)set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
-	$(Q)SHARDREC=$(CURDIR)/$(BUILD)/shardrec PROGS=$(CURDIR)/$(BUILD)/progs E2E_ONLY=smoke tests/run-e2e.sh
+	$(Q)set -e; for t in smoke overwrite; do \
+		SHARDREC=$(CURDIR)/$(BUILD)/shardrec PROGS=$(CURDIR)/$(BUILD)/progs E2E_ONLY=$$t tests/run-e2e.sh; done
 
 # Fuzzing (tests/fuzz/README.md). fuzz-regress, part of check (and of the
 # ASan build in sanitize), replays the seed corpora and every saved crasher

@@ -156,23 +156,24 @@ static unsigned char *aux_ring__copy(struct aux_ring *a, uint64_t from, uint64_t
  * an offset inside the area, as Intel PT does) or some of the 4 KiB past
  * the head is no longer zero (it went round all the way past the last
  * head: perf's intel_pt_first_wrap looks at the area's end instead, which
- * mistakes a head near the end for a wrap). Bytes a producer may be
- * writing unannounced (guard) are skipped, and so is the check if the
- * head moved during it, which only a simulation's producer can do (the
- * event is disabled around a real snapshot). Acquire loads for the same
+ * mistakes a head near the end for a wrap). That look is only sound while
+ * nothing writes: a real area's event is disabled around the snapshot; a
+ * simulation whose producer runs on (guard > 0) gets no look, since its
+ * next bytes can be seen before its head moves. Acquire loads for the same
  * reason as aux_ring__copy's.
  */
 static bool aux_ring__wrapped(struct aux_ring *a, uint64_t raw)
 {
-	uint64_t from = ((raw & a->mask) + a->guard + 7) & ~7ULL;
+	uint64_t from = ((raw & a->mask) + 7) & ~7ULL;
 	uint64_t to = from + 4096 < a->size ? from + 4096 : a->size;
 
 	if (a->wrapped || raw < a->last_raw)
 		return a->wrapped = true;
+	if (a->guard)
+		return false;
 	for (uint64_t pos = from; pos < to; pos += 8)
 		if (__atomic_load_n((const uint64_t *)(a->data + pos), __ATOMIC_ACQUIRE))
-			/* Unless the producer went on meanwhile (no event to disable). */
-			return a->wrapped = ring_order__load_head(&a->pc->aux_head) == raw;
+			return a->wrapped = true;
 	return false;
 }
 
@@ -229,7 +230,12 @@ static long aux_ring__snapshot_take(struct aux_ring *a)
 	recheck = ring_order__load_head(&a->pc->aux_head);
 	if (a->fd >= 0)
 		ioctl(a->fd, PERF_EVENT_IOC_ENABLE, 0);
-	/* Anything older than the new end + guard - size may have been rewritten meanwhile. */
+	/*
+	 * Anything older than the new end + guard - size may have been rewritten
+	 * meanwhile. A head that went past the size during the copy is a count
+	 * too: its distance is exact, not modulo the size.
+	 */
+	a->monotonic |= recheck >= a->size;
 	recheck = end + (a->monotonic ? recheck - raw : (recheck - raw) & a->mask);
 	if (take && recheck + a->guard - from > a->size) {
 		uint64_t drop = recheck + a->guard - a->size - from;
