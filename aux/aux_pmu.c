@@ -44,21 +44,10 @@ enum aux_type aux_pmu__type(const char *name)
 
 bool aux_pmu__is_aux(const char *sysfs_root, const char *name)
 {
-	char path[512];
-	unsigned long nr = 0;
-	FILE *f;
-	bool ok;
+	uint64_t nr = 0;
 
-	if (aux_pmu__find(name) >= 0)
-		return true;
-	snprintf(path, sizeof(path), "%s/sys/bus/event_source/devices/%s/nr_addr_filters",
-		 sysfs_root ? sysfs_root : "", name);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	ok = fscanf(f, "%lu", &nr) == 1 && nr > 0;
-	fclose(f);
-	return ok;
+	return aux_pmu__find(name) >= 0 ||
+	       (!aux_pmu__read_u64(sysfs_root, name, "nr_addr_filters", &nr) && nr > 0);
 }
 
 /* @fmt's one value from the PMU's sysfs file @file. 0, -errno of the open, -EINVAL. */

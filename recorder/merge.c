@@ -504,52 +504,33 @@ static int run_add(struct merger *m, struct mpass *mp, const unsigned char *data
 	return err;
 }
 
-/* Places where time goes backwards in @buf, up to @max. */
-static size_t count_descents(const struct merger *m, const unsigned char *buf, size_t len,
-			     size_t max)
-{
-	const unsigned char *p = buf;
-	uint64_t prev = 0;
-	size_t n = 0;
-
-	while (p < buf + len && n < max) {
-		const struct perf_event_header *h = (const void *)p;
-		uint64_t t = rec_time(m, h, prev);
-
-		n += t < prev;
-		prev = t;
-		p += pfile__rec_len(h);
-	}
-	return n;
-}
-
 /*
  * Splits plain records into maximal time-ordered runs (one per ring,
  * mostly). A pass of backward (--overwrite) rings is newest first: every
- * record would be a run of its own, so such a pass is sorted as one run.
+ * record would be a run of its own, so a pass with RUNS_MAX places where
+ * time goes backwards is sorted as one run.
  */
 static int runs_natural(struct merger *m, struct mpass *mp, const unsigned char *buf, size_t len)
 {
-	const unsigned char *start = buf, *p = buf, *end = buf + len;
+	size_t cut[RUNS_MAX + 1], nr = 0, start = 0;
 	uint64_t prev = 0;
 	int err = 0;
 
-	if (count_descents(m, buf, len, RUNS_MAX) >= RUNS_MAX)
-		return run_add(m, mp, buf, len);
-
-	while (!err && p < end) {
-		const struct perf_event_header *h = (const void *)p;
+	for (size_t off = 0; off < len && nr < RUNS_MAX;) {
+		const struct perf_event_header *h = (const void *)(buf + off);
 		uint64_t t = rec_time(m, h, prev);
 
-		if (t < prev && p > start) {
-			err = run_add(m, mp, start, p - start);
-			start = p;
-		}
+		if (t < prev)
+			cut[nr++] = off;
 		prev = t;
-		p += pfile__rec_len(h);
+		off += pfile__rec_len(h);
 	}
-	if (!err && p > start)
-		err = run_add(m, mp, start, p - start);
+	if (nr == RUNS_MAX)
+		return run_add(m, mp, buf, len);
+	cut[nr++] = len;
+	for (size_t i = 0; !err && i < nr; start = cut[i++])
+		if (cut[i] > start)
+			err = run_add(m, mp, buf + start, cut[i] - start);
 	return err;
 }
 

@@ -48,7 +48,6 @@ struct session {
 	int dirfd;
 	int sigfd;
 	int stop_signal;
-	bool stop_requested;  /* --control's "stop" */
 	struct control ctl;   /* --control, fds -1 without it */
 	unsigned snapshots;   /* snapshot requests served (SIGUSR2, --control) */
 	uint64_t lost_samples;
@@ -511,7 +510,6 @@ static bool session__control(struct session *s, enum control_cmd cmd)
 		session__snapshot(s);
 		break;
 	case CONTROL_STOP:
-		s->stop_requested = true;
 		break;
 	case CONTROL_PING:
 		break;
@@ -521,7 +519,7 @@ static bool session__control(struct session *s, enum control_cmd cmd)
 		return false;
 	}
 	control__ack(&s->ctl);
-	return s->stop_requested;
+	return cmd == CONTROL_STOP;
 }
 
 /* Signals: SIGUSR2 asks for a snapshot, SIGCHLD is looked at below, others stop. */

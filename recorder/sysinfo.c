@@ -14,7 +14,6 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -592,27 +591,15 @@ static int read_whole_at(const char *dir, const char *name, char **out)
 	return read_whole(path, out);
 }
 
-/* filename__read_int(): atoi() of the first 64 bytes; an empty file fails. */
+/* filename__read_int(): atoi() of its start (a one-line number); an empty file fails. */
 static int read_int_at(const char *dir, const char *name, uint32_t *v)
 {
-	char path[PATH_MAX], buf[65];
-	ssize_t n;
-	int fd;
+	char *s = read_linef("%s/%s", dir, name);
 
-	n = snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (n < 0 || n >= (ssize_t)sizeof(path))
-		return -ENAMETOOLONG;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	if (n < 0)
-		n = -errno;
-	close(fd);
-	if (n <= 0)
-		return n < 0 ? (int)n : -ENODATA;
-	buf[n] = '\0';
-	*v = (uint32_t)atoi(buf);
+	if (!s)
+		return -ENODATA;
+	*v = (uint32_t)atoi(s);
+	free(s);
 	return 0;
 }
 
@@ -645,13 +632,10 @@ static int read_str_at(const char *dir, const char *name, const char **out)
 /* An fscanf("%u") of @dir/@name as pmu_type() and perf_pmu__hybrid_mounted() do. */
 static bool read_u32_at(const char *dir, const char *name, uint32_t *v)
 {
+	char *s = read_linef("%s/%s", dir, name);
 	unsigned int u;
-	char *s;
-	bool ok;
+	bool ok = s && sscanf(s, "%u", &u) == 1;
 
-	if (read_whole_at(dir, name, &s))
-		return false;
-	ok = sscanf(s, "%u", &u) == 1;
 	free(s);
 	if (ok)
 		*v = u;
