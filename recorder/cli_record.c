@@ -69,7 +69,8 @@ static const char usage[] =
 	"  -D, --delay MSECS         enable the events MSECS after the start;\n"
 	"                            -1: start disabled, enable with --control\n"
 	"  -k, --clockid CLOCK       monotonic (default), monotonic_raw, boottime,\n"
-	"                            realtime, tai\n"
+	"                            realtime, tai; or mono, raw, boot, real, or\n"
+	"                            a clock number, as perf takes them\n"
 	"Output:\n"
 	"  -o, --output FILE         output file (default perf.data; an existing\n"
 	"                            one becomes FILE.old)\n"
@@ -231,9 +232,23 @@ static int parse_clock(const char *s, clockid_t *c)
 	} clocks[] = {
 		{"monotonic", CLOCK_MONOTONIC}, {"mono", CLOCK_MONOTONIC},
 		{"monotonic_raw", CLOCK_MONOTONIC_RAW}, {"mono_raw", CLOCK_MONOTONIC_RAW},
-		{"boottime", CLOCK_BOOTTIME}, {"realtime", CLOCK_REALTIME},
+		{"raw", CLOCK_MONOTONIC_RAW}, {"boottime", CLOCK_BOOTTIME},
+		{"boot", CLOCK_BOOTTIME}, {"realtime", CLOCK_REALTIME},
 		{"real", CLOCK_REALTIME}, {"tai", CLOCK_TAI},
 	};
+	char *end;
+	long n;
+
+	/* perf's parse_clockid(): a clock's number works too */
+	n = strtol(s, &end, 10);
+	if (*s && !*end) {
+		for (size_t i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++)
+			if (clocks[i].id == n) {
+				*c = n;
+				return 0;
+			}
+		return -EINVAL;
+	}
 
 	for (size_t i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++) {
 		if (!strcasecmp(s, clocks[i].name) ||

@@ -19,6 +19,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * The perf release whose format the files follow. HEADER_VERSION starts
+ * with it, since readers parse that field as a perf version and key
+ * behaviour on it; the writer's own name and version follow in brackets.
+ */
+#define PFILE_PERF_VERSION "6.1.0"
+
 #define PFILE_MAGIC 0x32454c4946524550ULL /* "PERFILE2" little endian */
 #define PFILE_HEADER_SIZE 104
 #define PFILE_ATTR_SIZE 128

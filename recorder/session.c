@@ -214,25 +214,6 @@ static int session__mkdir(struct session *s)
 	return 0;
 }
 
-/* -p/-t: each process once, whichever of its threads were named. */
-static int synth_threads(struct session *s, struct synth *sy)
-{
-	pid_t last = 0;
-	int ret = 0;
-
-	for (size_t t = 0; t < s->evl.nr_threads; t++) {
-		pid_t tgid = target__tgid(s->evl.threads[t]);
-
-		if (tgid <= 0 || tgid == last)
-			continue;
-		last = tgid;
-		ret = synth__process(sy, tgid);
-		if (ret && ret != -ESRCH)
-			return ret;
-	}
-	return 0;
-}
-
 /*
  * intel_pt_recording_options' have_sched_switch: 0 none, 2 PERF_RECORD_SWITCH
  * (per task), 3 PERF_RECORD_SWITCH_CPU_WIDE (per CPU).
@@ -274,26 +255,53 @@ static int session__synth_auxtrace_info(struct session *s, struct recbuf *b)
 	return len < 0 ? len : 0;
 }
 
-/* COMM, FORK and MMAP records of the target's tasks as /proc shows them now. */
+static bool session__has_task(const struct session *s)
+{
+	return s->o->pid_list || s->o->tid_list || s->o->uid;
+}
+
+/*
+ * COMM, FORK and MMAP records of the target's tasks as /proc shows them now,
+ * for the targets perf's __machine__synthesize_threads() describes: a task
+ * list (-p/-t/-u) first, else every process (-a/-C). A workload alone gets
+ * none: it is exec'd after the events are enabled, so the kernel reports it.
+ */
 static int session__synth_tasks(struct session *s, struct synth *sy)
 {
-	int ret;
+	int ret = 0;
 
 	/* Other users' /proc/PID/maps, when the site granted CAP_SYS_PTRACE. */
 	privs__raise(PRIVS_F(PRIVS_SYS_PTRACE));
-	if (s->o->system_wide || s->o->cpu_list)
+	/* -u names whole processes, some of which may be out of reach: skip those. */
+	sy->skip_unreadable = s->o->uid != NULL;
+	if (session__has_task(s))
+		ret = synth__threads(sy, s->evl.threads, s->evl.nr_threads);
+	else if (s->o->system_wide || s->o->cpu_list)
 		ret = synth__all_processes(sy);
-	else if (s->have_workload)
-		ret = synth__process(sy, s->wl.pid);
-	else
-		ret = synth_threads(s, sy);
 	privs__lower();
-	return ret == -ESRCH ? 0 : ret;
+	if (ret && sy->err_path[0])
+		snprintf(s->err, sizeof(s->err), "cannot describe the target's memory maps: %s: %s",
+			 sy->err_path, strerror(-ret));
+	if (!ret && sy->nr_unreadable)
+		pr_warn("%u process%s skipped: memory maps unreadable (%s: %s), so %s samples will "
+			"not resolve to symbols", sy->nr_unreadable, sy->nr_unreadable > 1 ? "es" : "",
+			sy->err_path, strerror(-sy->unreadable_err),
+			sy->nr_unreadable > 1 ? "their" : "its");
+	return ret;
+}
+
+/* perf's sample_address: the records of data mappings are wanted (-d, DWARF). */
+static bool session__mmap_data(const struct session *s)
+{
+	for (size_t e = 0; e < s->evl.nr; e++)
+		if (s->evl.evsel[e].ev.attr.mmap_data)
+			return true;
+	return false;
 }
 
 static int session__synth(struct session *s, struct recbuf *b)
 {
-	struct synth sy = {.layout = &s->evl.layout, .out = b};
+	struct synth sy = {.layout = &s->evl.layout, .out = b, .mmap_data = session__mmap_data(s)};
 	int ret;
 
 	if (s->evl.aux_evsel >= 0) {

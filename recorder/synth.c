@@ -9,9 +9,16 @@
  *    up to ~0ULL; filename "[kernel.kallsyms]_text".
  *  - modules: MMAP, misc KERNEL, pid -1, tid 0, pgoff 0, len = size from
  *    /proc/modules, filename = the dso's long name (the .ko path).
- *  - per thread: FORK (misc FORK_EXEC, leader's parent = PPid, other
- *    threads' parent = the leader), then COMM; for the leader of a user
- *    process MMAP2 of every executable mapping.
+ *  - system-wide (-a, -C), every process in /proc: per thread FORK (misc
+ *    FORK_EXEC, leader's parent = PPid, other threads' parent = the
+ *    leader), then COMM; for the leader of a user process its MMAP2s.
+ *  - a task list (-p, -t, -u): per listed thread COMM only (no FORK: perf
+ *    6.1 writes none, and readers that see a time-0 FORK start the task
+ *    afresh, without its maps); MMAP2s for leaders.
+ *  - a workload alone: nothing; the kernel reports its exec and mmaps.
+ *  - MMAP2s: executable mappings; with mmap_data (perf's sample_address:
+ *    -d, DWARF) readable data mappings too, misc MMAP_DATA. hugetlbfs files
+ *    become "//anon" with MAP_HUGETLB.
  *
  * perf zeroes the sample_id trailer of synthesized records: we write it
  * with time 0, id 0, cpu 0, pid/tid 0, which is the same bytes.
@@ -26,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <mntent.h>
 #include <sys/mman.h>
 #include <sys/utsname.h>
 
@@ -547,17 +555,57 @@ static bool maps_line__parse(struct maps_line *m, char *line)
 	return true;
 }
 
-static int synth__mmap2(struct synth *s, pid_t pid, const struct maps_line *m)
+/* perf's hugetlbfs__mountpoint(): its files are shown as //anon. "" if none. */
+static const char *synth__hugetlbfs(struct synth *s)
 {
-	struct mmap2_head head = {
-	    .header = {.type = PERF_RECORD_MMAP2, .misc = PERF_RECORD_MISC_USER}};
-	const char *name = m->path;
+	char path[PATH_MAX];
+	struct mntent *me;
+	FILE *f;
 
+	if (s->hugetlbfs_known)
+		return s->hugetlbfs;
+	s->hugetlbfs_known = 1;
+	s->hugetlbfs[0] = '\0';
+	snprintf(path, sizeof(path), "%s/mounts", synth__proc(s));
+	f = setmntent(path, "re");
+	if (!f)
+		return s->hugetlbfs;
+	while ((me = getmntent(f)))
+		if (!strcmp(me->mnt_type, "hugetlbfs")) {
+			snprintf(s->hugetlbfs, sizeof(s->hugetlbfs), "%s", me->mnt_dir);
+			break;
+		}
+	endmntent(f);
+	return s->hugetlbfs;
+}
+
+/* perf_event__synthesize_mmap_events(): which mappings, and with what misc. */
+static bool synth__mmap_wanted(const struct synth *s, const struct maps_line *m, uint16_t *misc)
+{
+	*misc = PERF_RECORD_MISC_USER;
+	if (m->prot & PROT_EXEC)
+		return true;
+	if (!s->mmap_data || !(m->prot & PROT_READ))
+		return false;
+	*misc |= PERF_RECORD_MISC_MMAP_DATA;
+	return true;
+}
+
+static int synth__mmap2(struct synth *s, pid_t pid, const struct maps_line *m, uint16_t misc)
+{
+	struct mmap2_head head = {.header = {.type = PERF_RECORD_MMAP2, .misc = misc}};
+	const char *name = m->path, *huge = synth__hugetlbfs(s);
+
+	head.flags = m->flags;
 	/* perf reads paths into PATH_MAX - id_hdr_size bytes, "//toolong" beyond */
-	if (!*name)
+	if (!*name) {
 		name = "//anon";
-	else if (strlen(name) >= PATH_MAX - s->layout->id_hdr_size)
+	} else if (*huge && !strncmp(name, huge, strlen(huge))) {
+		name = "//anon";
+		head.flags |= MAP_HUGETLB;
+	} else if (strlen(name) >= PATH_MAX - s->layout->id_hdr_size) {
 		name = "//toolong";
+	}
 	head.pid = head.tid = pid;
 	head.start = m->start;
 	head.len = m->end - m->start;
@@ -567,17 +615,24 @@ static int synth__mmap2(struct synth *s, pid_t pid, const struct maps_line *m)
 	head.ino = m->ino;
 	head.ino_generation = 0;
 	head.prot = m->prot;
-	head.flags = m->flags;
 	return synth__emit(s, &head, sizeof(head), name);
 }
 
-/* MMAP2 for each executable mapping of @pid (perf record without -d). */
+/* Records @path as the file that failed, for the caller's message. */
+static int synth__fail(struct synth *s, const char *path, int err)
+{
+	snprintf(s->err_path, sizeof(s->err_path), "%s", path);
+	return err;
+}
+
+/* MMAP2 for each wanted mapping of process @pid (leader's view, as perf reads it). */
 static int synth__mmaps(struct synth *s, pid_t pid)
 {
 	char path[PATH_MAX];
 	struct maps_line m;
 	char *line = NULL;
 	size_t cap = 0;
+	uint16_t misc;
 	int err = 0;
 	FILE *f;
 
@@ -586,12 +641,15 @@ static int synth__mmaps(struct synth *s, pid_t pid)
 		return -ENAMETOOLONG;
 	f = fopen(path, "re");
 	if (!f)
-		return errno == ENOENT ? -ESRCH : -errno;
+		return errno == ENOENT ? -ESRCH : synth__fail(s, path, -errno);
 	while (!err && getline(&line, &cap, f) > 0) {
-		if (!maps_line__parse(&m, line) || !(m.prot & PROT_EXEC))
+		if (!maps_line__parse(&m, line) || !synth__mmap_wanted(s, &m, &misc))
 			continue;
-		err = synth__mmap2(s, pid, &m);
+		err = synth__mmap2(s, pid, &m, misc);
 	}
+	/* A read error (EACCES for another user's task under ptrace rules) shows here. */
+	if (!err && ferror(f))
+		err = synth__fail(s, path, errno ? -errno : -EIO);
 	free(line);
 	fclose(f);
 	return err;
@@ -640,7 +698,7 @@ int synth__process(struct synth *s, pid_t pid)
 		return -ENAMETOOLONG;
 	d = opendir(path);
 	if (!d)
-		return errno == ENOENT ? -ESRCH : -errno;
+		return errno == ENOENT ? -ESRCH : synth__fail(s, path, -errno);
 	while (!err && (de = readdir(d))) {
 		long tid;
 
@@ -658,8 +716,26 @@ int synth__process(struct synth *s, pid_t pid)
 	return err;
 }
 
+/*
+ * A process whose maps could not be read, when skipping: counted, the first
+ * one's file kept. 0 if @err was that (or a vanished task), else @err.
+ */
+static int synth__skip(struct synth *s, int err, char *first)
+{
+	if (err == -ESRCH)
+		return 0;
+	if (!err || !s->err_path[0])
+		return err;
+	if (!s->nr_unreadable++) {
+		memcpy(first, s->err_path, sizeof(s->err_path));
+		s->unreadable_err = err;
+	}
+	return 0;
+}
+
 int synth__all_processes(struct synth *s)
 {
+	char first[sizeof(s->err_path)] = "";
 	struct dirent *de;
 	int err = 0;
 	DIR *d;
@@ -667,18 +743,71 @@ int synth__all_processes(struct synth *s)
 	d = opendir(synth__proc(s));
 	if (!d)
 		return -errno;
-	while ((de = readdir(d))) {
+	while (!err && (de = readdir(d))) {
 		long pid;
 
 		if (!is_number(de->d_name, &pid))
 			continue;
+		s->err_path[0] = '\0';
 		err = synth__process(s, pid);
-		/* Processes come and go, or hide (EACCES): like perf, carry on. */
-		if (err == -ENOMEM || err == -E2BIG)
-			break;
-		err = 0;
+		/* Processes come and go, or hide their maps: like perf, carry on. */
+		if (err != -ENOMEM && err != -E2BIG)
+			err = synth__skip(s, err, first);
 	}
 	closedir(d);
+	memcpy(s->err_path, first, sizeof(first));
+	return err;
+}
+
+/* One listed thread (perf's __event__synthesize_thread, full=0). *@tgid out. */
+static int synth__listed(struct synth *s, pid_t tid, pid_t *tgid)
+{
+	struct task_info t;
+	int err;
+
+	if (task_info__read(s, tid, tid, &t) < 0)
+		return -ESRCH;
+	*tgid = t.tgid;
+	err = synth__comm(s, tid, &t);
+	if (err || tid != t.tgid)
+		return err;
+	err = synth__mmaps(s, tid);
+	return err == -ESRCH ? 0 : err;
+}
+
+static bool tids__has(const pid_t *tids, size_t nr, pid_t tid)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (tids[i] == tid)
+			return true;
+	return false;
+}
+
+/* perf_event__synthesize_thread_map() for one entry: it, and its leader if not listed. */
+static int synth__thread_entry(struct synth *s, const pid_t *tids, size_t nr, size_t i)
+{
+	pid_t tgid = -1, lead;
+	int err = synth__listed(s, tids[i], &tgid);
+
+	if (err || tgid == tids[i] || tids__has(tids, nr, tgid))
+		return err;
+	return synth__listed(s, tgid, &lead);
+}
+
+int synth__threads(struct synth *s, const pid_t *tids, size_t nr)
+{
+	char first[sizeof(s->err_path)] = "";
+	int err = 0;
+
+	for (size_t i = 0; i < nr && !err; i++) {
+		s->err_path[0] = '\0';
+		err = synth__thread_entry(s, tids, nr, i);
+		/* gone since the list was made: nothing of it to describe */
+		if (err == -ESRCH || (s->skip_unreadable && err != -ENOMEM && err != -E2BIG))
+			err = synth__skip(s, err, first);
+	}
+	if (!err)
+		memcpy(s->err_path, first, sizeof(first));
 	return err;
 }
 

@@ -129,20 +129,3 @@ int target__threads(const char *pids, const char *tids, pid_t **threads, char *e
 	}
 	return n;
 }
-
-pid_t target__tgid(pid_t tid)
-{
-	char path[64], line[256];
-	pid_t tgid = -ESRCH;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	f = fopen(path, "r");
-	if (!f)
-		return -ESRCH;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
-	fclose(f);
-	return tgid;
-}

@@ -22,7 +22,5 @@ int target__threads(const char *pids, const char *tids, pid_t **threads, char *e
 
 /* Appends every task of process @pid to *@v (realloc'ed, *@n entries). 0, -ESRCH if gone, -ENOMEM. */
 int target__add_tasks(pid_t pid, pid_t **v, size_t *n);
-/* Process (thread group) of @tid, from /proc/TID/status; -errno if gone. */
-pid_t target__tgid(pid_t tid);
 
 #endif

@@ -34,3 +34,23 @@ pmu_cache_lines perf.data >perf.hdr
 grep -q '^# pmu mappings: ' ours.hdr || fail "no pmu mappings in shardrec's header"
 grep -q '^# CPU cache info:' ours.hdr || fail "no CPU cache info in shardrec's header"
 diff -u perf.hdr ours.hdr || fail "pmu mappings / CPU cache info differ from perf record's"
+
+# VERSION, CLOCKID and CLOCK_DATA as perf 6.1 writes them with the same -k:
+# a version readers parse as perf's (6.1.N, shardrec's own after it), the
+# clock's resolution and name, and the TOD/clock reference pair.
+clock_lines() {
+	perf_clean "report --header-only" report --header-only -i "$1"
+	grep -E '^# (perf version|clockid frequency|clockid|reference time)' "$TMP/perf.out" |
+		sed -E 's/[0-9]+(\.[0-9]+)?/N/g; s/ \(shardrec [N.]+\)$//'
+}
+for k in mono boot; do
+	"$PERF" record -q -k $k -o perfk.data -- true >/dev/null 2>&1 || fail "perf record -k $k failed"
+	"$SHARDREC" record -q -k $k -o oursk.data -- true || fail "shardrec record -k $k failed"
+	clock_lines perfk.data >perfk.hdr
+	clock_lines oursk.data >oursk.hdr
+	[ "$(wc -l <perfk.hdr)" = 4 ] || { cat perfk.hdr; fail "perf -k $k: expected 4 clock/version lines"; }
+	diff -u perfk.hdr oursk.hdr || fail "-k $k: version/clock header lines differ from perf's"
+done
+perf_clean "report --header-only" report --header-only -i oursk.data
+grep -qE '^# perf version : 6\.1\.[0-9]+ \(shardrec [0-9.]+\)$' "$TMP/perf.out" ||
+	fail "HEADER_VERSION is not a perf 6.1 version: $(grep 'perf version' "$TMP/perf.out")"

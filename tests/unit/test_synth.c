@@ -518,6 +518,98 @@ static void test_all_processes_fake(void **state)
 	assert_int_equal(count_type(&fx->buf, PERF_RECORD_COMM), 2);
 }
 
+/*
+ * mmap_data (perf's sample_address: -d, DWARF): readable data mappings too,
+ * misc MMAP_DATA; unreadable ones never; hugetlbfs files as //anon.
+ */
+static void test_process_mmap_data(void **state)
+{
+	struct fixture *fx = *state;
+	const struct perf_event_header *h = NULL;
+	const struct mmap2_rec *m;
+	size_t nr = 0;
+
+	put_fake_process(fx->proc);
+	unit_put_file(fx->proc, "mounts", "none /dev/hugepages hugetlbfs rw,relatime 0 0\n");
+	unit_put_file(fx->proc, "500/task/500/maps",
+		      "55d0a4a00000-55d0a4a28000 r--p 00000000 fe:00 1234       /usr/bin/fake\n"
+		      "55d0a4a28000-55d0a4aa0000 r-xp 00028000 fe:00 1234       /usr/bin/fake\n"
+		      "55d0a4aa0000-55d0a4aa1000 ---p 00000000 00:00 0 \n"
+		      "7f0000000000-7f0000200000 rw-s 00000000 00:2f 9 /dev/hugepages/buf\n");
+	fx->s.mmap_data = true;
+	assert_int_equal(synth__process(&fx->s, 500), 0);
+	assert_int_equal(count_type(&fx->buf, PERF_RECORD_MMAP2), 3);
+	while ((h = next_rec(&fx->buf, h))) {
+		if (h->type != PERF_RECORD_MMAP2)
+			continue;
+		m = (const void *)h;
+		switch (nr++) {
+		case 0:
+			assert_int_equal(h->misc, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_DATA);
+			assert_int_equal(m->prot, PROT_READ);
+			check_name(fx, h, 72, "/usr/bin/fake");
+			break;
+		case 1:
+			assert_int_equal(h->misc, PERF_RECORD_MISC_USER);
+			break;
+		default:
+			assert_int_equal(h->misc, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_DATA);
+			assert_int_equal(m->flags, MAP_SHARED | MAP_HUGETLB);
+			check_name(fx, h, 72, "//anon");
+			break;
+		}
+	}
+}
+
+/* -p/-t/-u: COMM per listed thread, no FORK; a thread's unlisted leader too. */
+static void test_threads_list(void **state)
+{
+	struct fixture *fx = *state;
+
+	put_fake_process(fx->proc);
+	/* /proc/TID of a thread is hidden from readdir but there, as here */
+	unit_put_file(fx->proc, "501/task/501/status",
+		      "Name:\tworker\nTgid:\t500\nPid:\t501\nPPid:\t1\nVmPeak:\t 1000 kB\n");
+	assert_int_equal(synth__threads(&fx->s, (const pid_t[]){500, 501}, 2), 0);
+	assert_int_equal(count_type(&fx->buf, PERF_RECORD_FORK), 0);
+	assert_int_equal(count_type(&fx->buf, PERF_RECORD_COMM), 2);
+	assert_int_equal(count_type(&fx->buf, PERF_RECORD_MMAP2), 4);
+	recbuf__release(&fx->buf);
+	memset(&fx->buf, 0, sizeof(fx->buf));
+
+	/* -t 501: its COMM, then the leader's COMM and maps */
+	assert_int_equal(synth__threads(&fx->s, (const pid_t[]){501, 4242}, 2), 0);
+	assert_int_equal(count_type(&fx->buf, PERF_RECORD_FORK), 0);
+	assert_int_equal(count_type(&fx->buf, PERF_RECORD_COMM), 2);
+	assert_int_equal(count_type(&fx->buf, PERF_RECORD_MMAP2), 4);
+}
+
+/* Unreadable maps: -p fails naming the file; -u (skip_unreadable) counts and goes on. */
+static void test_threads_unreadable(void **state)
+{
+	struct fixture *fx = *state;
+	char want[PATH_MAX];
+
+	put_fake_process(fx->proc);
+	/* a directory reads as EISDIR: the same path as EACCES, for root too */
+	unlink(strcat(strcpy(want, fx->proc), "/500/task/500/maps"));
+	unit_mkdirs(want);
+	assert_int_equal(synth__threads(&fx->s, (const pid_t[]){500}, 1), -EISDIR);
+	assert_string_equal(fx->s.err_path, want);
+
+	fx->s.skip_unreadable = true;
+	fx->s.err_path[0] = '\0';
+	assert_int_equal(synth__threads(&fx->s, (const pid_t[]){500, 501}, 2), 0);
+	assert_int_equal(fx->s.nr_unreadable, 1);
+	assert_int_equal(fx->s.unreadable_err, -EISDIR);
+	assert_string_equal(fx->s.err_path, want);
+
+	fx->s.nr_unreadable = 0;
+	assert_int_equal(synth__all_processes(&fx->s), 0);
+	assert_int_equal(fx->s.nr_unreadable, 1);
+	assert_string_equal(fx->s.err_path, want);
+}
+
 static void test_all_processes_real(void **state)
 {
 	struct fixture *fx = *state;
@@ -599,6 +691,9 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_process_kthread, setup_fake, teardown),
 	    cmocka_unit_test_setup_teardown(test_all_processes_fake, setup_fake, teardown),
 	    cmocka_unit_test_setup_teardown(test_all_processes_real, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_process_mmap_data, setup_fake, teardown),
+	    cmocka_unit_test_setup_teardown(test_threads_list, setup_fake, teardown),
+	    cmocka_unit_test_setup_teardown(test_threads_unreadable, setup_fake, teardown),
 	    cmocka_unit_test_setup_teardown(test_thread_map, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_cpu_map, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_finished_init, setup, teardown),

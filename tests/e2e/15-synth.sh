@@ -1,0 +1,63 @@
+# A task that was running before the recording: -p and -a with DWARF call
+# graphs, beside perf record's own recordings of the same process. The
+# synthesized records of that process must be the ones perf writes, and its
+# samples must unwind past the leaf as perf's do (issue 14).
+. "$(dirname "$0")/lib.sh"
+need_perf_event
+
+"$PROGS/cpuwork" 100000 1 >/dev/null &
+pid=$!
+trap 'kill $pid 2>/dev/null; cleanup' EXIT
+sleep 0.3
+kill -0 $pid || fail "workload did not start"
+
+# rec TOOL OUT ARGS...: records for 1.5 s, stopped with SIGINT like a user would.
+rec() {
+	local tool=$1 out=$2
+	shift 2
+	# timeout exits 124 when it had to send the signal: the normal case here
+	timeout -s INT 1.5 "$tool" record -q -e cpu-clock -F 500 --call-graph dwarf -o "$out" "$@" \
+		>"$out.log" 2>&1 || [ $? = 124 ] || { cat "$out.log"; fail "$tool record $* failed"; }
+	[ -s "$out" ] || { cat "$out.log"; fail "$tool record $* wrote no $out"; }
+}
+
+# The time-0 (synthesized) task and map records that name $pid, sorted.
+synth_of_pid() {
+	perf_clean "script --show-task-events" script -i "$1" --show-task-events \
+		--show-mmap-events -F pid,tid,event
+	awk -v p="$pid" '$1 == "0/0" && (index($0, " " p "/") || index($0, "(" p ":"))' \
+		"$TMP/perf.out" | sed 's/^ *0\/0 *[0-9.]*: *//' | sort
+}
+
+# Share of $pid's samples whose stack holds the leaf's callers too.
+unwound() {
+	perf_clean "script --pid" script -i "$1" --pid "$pid" -F ip,sym
+	awk 'BEGIN { RS = "" } { n++; if ($0 ~ /leaf/ && $0 ~ /mid/ && $0 ~ /top/) ok++ }
+		END { printf "%d %d\n", ok, n }' "$TMP/perf.out"
+}
+
+for mode in "-p $pid" "-a"; do
+	tag=${mode%% *}
+	# shellcheck disable=SC2086 # $mode is two words for -p
+	rec "$PERF" perf$tag.data $mode
+	# shellcheck disable=SC2086
+	rec "$SHARDREC" ours$tag.data $mode
+	check_perf_file ours$tag.data
+
+	synth_of_pid perf$tag.data >perf$tag.synth
+	synth_of_pid ours$tag.data >ours$tag.synth
+	[ -s perf$tag.synth ] || fail "$tag: perf synthesized nothing for $pid (test broken?)"
+	grep -q "MMAP2 $pid/$pid: .* r--p " perf$tag.synth || fail "$tag: perf wrote no data maps"
+	diff -u perf$tag.synth ours$tag.synth || fail "$tag: synthesized records differ from perf's"
+	echo "$tag: $(wc -l <ours$tag.synth) synthesized records for $pid, as perf's"
+
+	read -r ok n < <(unwound perf$tag.data)
+	read -r ook on < <(unwound ours$tag.data)
+	echo "$tag: unwound past the leaf: perf $ok of $n, shardrec $ook of $on"
+	[ "$n" -gt 50 ] && [ "$on" -gt 50 ] || fail "$tag: too few samples of $pid (perf $n, ours $on)"
+	[ $((ook * 100)) -ge $((on * 95)) ] || fail "$tag: only $ook of $on samples unwound"
+done
+
+# -p names no FORK: a time-0 FORK makes readers start the task afresh.
+! grep -q FORK ours-p.synth || fail "-p: synthesized FORK records (perf writes none)"
+grep -q "FORK($pid:$pid)" ours-a.synth || fail "-a: no FORK for the leader (perf writes one)"
