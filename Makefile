@@ -144,7 +144,7 @@ fuzz-run: $(FUZZ_TARGETS:%=$(BUILD)/fuzz-lf/%)
 #   make install PERF_GROUP=perfusers PERF_CAPS=1
 # PERF_GROUP: only that group may run it (root:GROUP, mode 0750).
 # PERF_CAPS=1: file capabilities; setcap last, as any chown/chgrp clears them.
-FILE_CAPS := cap_perfmon,cap_ipc_lock,cap_syslog+ep
+FILE_CAPS := cap_perfmon,cap_ipc_lock,cap_syslog,cap_sys_nice+ep
 install: shardrec
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m $(if $(PERF_GROUP),0750 -g $(PERF_GROUP),0755) shardrec $(DESTDIR)$(PREFIX)/bin/shardrec

@@ -99,6 +99,11 @@ static const char usage[] =
 	"                            read commands from a fifo or fd: enable,\n"
 	"                            disable, snapshot, stop, ping; 'ack' is\n"
 	"                            written to ACK after each\n"
+	"Writers:\n"
+	"  -r, --realtime PRIO       writer threads at SCHED_FIFO priority PRIO\n"
+	"                            (1-99; 0: normal scheduling). Default: 1\n"
+	"                            where allowed (root, CAP_SYS_NICE or\n"
+	"                            RLIMIT_RTPRIO), else normal\n"
 	"Topology:\n"
 	"      --dry-run             print the writer plan and exit\n"
 	"      --topology-xml FILE   plan for an hwloc XML topology (with --dry-run)\n"
@@ -155,6 +160,7 @@ static const struct option longopts[] = {
 	{"cgroup", required_argument, NULL, 'G'},
 	{"uid", required_argument, NULL, 'u'},
 	{"no-buildid-cache", no_argument, NULL, 'N'},
+	{"realtime", required_argument, NULL, 'r'},
 	{NULL, 0, NULL, 0},
 };
 
@@ -352,6 +358,12 @@ static int record_opts__apply(struct record_opts *o, int c, const char *arg, cha
 	case OPT_OVERWRITE: o->overwrite = true; break;
 	case 'G': o->cgroup = arg; break;
 	case 'u': o->uid = arg; break;
+	case 'r':
+		o->realtime = atoi(arg);
+		if (o->realtime < 0 || o->realtime > 99 || !*arg ||
+		    strspn(arg, "0123456789") != strlen(arg))
+			BAD("-r: '%s' is not a SCHED_FIFO priority from 1 to 99 (0: normal)", arg);
+		break;
 	default: BAD("unknown option (see shardrec record --help)");
 	}
 	return 0;
@@ -390,17 +402,18 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv, char *err, 
 	o->output = "perf.data";
 	o->mmap_pages = DEFAULT_MMAP_PAGES;
 	o->clockid = CLOCK_MONOTONIC;
+	o->realtime = -1;
 	optind = 1;
 	opterr = 0;
 	/* '+': stop at the first non-option, the workload's argv[0]. */
-	while ((c = getopt_long(argc, argv, "+aC:p:t:e:F:c:gTk:o:m:BvqhNRdPiI::D:G:u:zS::", longopts,
+	while ((c = getopt_long(argc, argv, "+aC:p:t:e:F:c:gTk:o:m:BvqhNRdPiI::D:G:u:zS::r:", longopts,
 				NULL)) != -1) {
 		if (c == 'h')
 			return 1;
 		if (c == '?' || c == ':') {
 			if (optopt && optopt < 256)
 				BAD("option '-%c' %s (see shardrec record --help)", optopt,
-				    strchr("CptreFckomDGu", optopt) ? "needs a value" : "is unknown");
+				    strchr("CptreFckomDGur", optopt) ? "needs a value" : "is unknown");
 			BAD("option '%s' is unknown or needs a value (see shardrec record --help)",
 			    argv[optind - 1]);
 		}

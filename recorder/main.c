@@ -261,7 +261,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* Only record opens events: the other commands need no capability. */
-	if (strcmp(cmd, "record") && strcmp(cmd, "job") && privs__drop(perr, sizeof(perr))) {
+	if (strcmp(cmd, "record") && strcmp(cmd, "job") && privs__drop(0, perr, sizeof(perr))) {
 		pr_err("%s", perr);
 		return 1;
 	}

@@ -23,7 +23,7 @@
 static const cap_value_t cap_of[PRIVS_NR] = {
 	[PRIVS_PERFMON] = CAP_PERFMON,   [PRIVS_SYS_ADMIN] = CAP_SYS_ADMIN,
 	[PRIVS_IPC_LOCK] = CAP_IPC_LOCK, [PRIVS_SYSLOG] = CAP_SYSLOG,
-	[PRIVS_SYS_PTRACE] = CAP_SYS_PTRACE,
+	[PRIVS_SYS_PTRACE] = CAP_SYS_PTRACE, [PRIVS_SYS_NICE] = CAP_SYS_NICE,
 };
 
 /* Credentials are per process: so is this, set once by privs__init. */
@@ -115,7 +115,7 @@ int privs__init(char *err, size_t errlen)
 	if (ru != eu || ru != su || rg != eg || rg != sg) {
 		snprintf(err, errlen,
 			 "set-user-ID/set-group-ID installs are not supported: install with file "
-			 "capabilities (setcap cap_perfmon,cap_ipc_lock,cap_syslog+ep)");
+			 "capabilities (setcap cap_perfmon,cap_ipc_lock,cap_syslog,cap_sys_nice+ep)");
 		return -EPERM;
 	}
 	if (!ru) {
@@ -169,7 +169,7 @@ static int nr_threads(void)
 	return n;
 }
 
-int privs__drop(char *err, size_t errlen)
+int privs__drop(unsigned int keep, char *err, size_t errlen)
 {
 	int ret;
 
@@ -180,12 +180,31 @@ int privs__drop(char *err, size_t errlen)
 		snprintf(err, errlen, "cannot drop capabilities: other threads already run");
 		return -EBUSY;
 	}
-	ret = set_caps(0, 0);
+	keep &= st.held;
+	ret = set_caps(keep, 0);
 	if (ret)
 		snprintf(err, errlen, "cannot drop capabilities: %s", strerror(-ret));
 	else
-		st.held = 0;
+		st.held = keep;
 	return ret;
+}
+
+void privs__thread_drop(void)
+{
+	if (st.mode == PRIVS_CAPS)
+		set_caps(0, 0);
+}
+
+void privs__drop_kept(void)
+{
+	if (st.mode != PRIVS_CAPS || !st.held)
+		return;
+	/*
+	 * The writers read st.held in privs__raise before they signalled
+	 * their start (writer__start waits for that): no thread reads it now.
+	 */
+	if (!set_caps(0, 0))
+		st.held = 0;
 }
 
 int privs__workload_drop(void)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Privileges of a shardrec installed with file capabilities (setcap
- * cap_perfmon,cap_ipc_lock,cap_syslog+ep): shardrec is then a privileged
+ * cap_perfmon,cap_ipc_lock,cap_syslog,cap_sys_nice+ep): shardrec is then a privileged
  * program and behaves like one.
  *
  *  - At start the permitted set is cut to the capabilities shardrec uses and
@@ -12,7 +12,9 @@
  *    falls back to user-space-only events where perf does.
  *  - Once events, rings and the header exist, everything is dropped, before
  *    the writer threads exist (capabilities are per thread: they inherit the
- *    empty sets).
+ *    empty sets), but CAP_SYS_NICE when -r needs it: each writer raises it
+ *    around its own pthread_setschedparam, then drops all it inherited, and
+ *    the main thread drops it once every writer started.
  *  - The workload runs with the real uid/gid, empty capability sets and
  *    no_new_privs.
  *
@@ -39,6 +41,7 @@ enum privs_cap {
 	PRIVS_IPC_LOCK,  /* rings beyond perf_event_mlock_kb + RLIMIT_MEMLOCK */
 	PRIVS_SYSLOG,    /* /proc/kallsyms and /proc/modules addresses */
 	PRIVS_SYS_PTRACE, /* optional: other users' /proc/PID/maps, -p on them */
+	PRIVS_SYS_NICE,   /* optional: real-time writer threads (-r) */
 	PRIVS_NR,
 };
 #define PRIVS_F(c) (1u << (c))
@@ -124,11 +127,24 @@ int privs__raise(unsigned int mask);
 /* Empties the effective set again. */
 void privs__lower(void);
 /*
- * Drops every capability for good (permitted too). Call it while the
- * process has a single thread (-EBUSY otherwise). No-op unless
- * PRIVS_CAPS. 0 / -errno with one line in @err.
+ * Drops every capability for good (permitted too) but those of @keep that
+ * are held. Call it while the process has a single thread (-EBUSY
+ * otherwise): threads started later inherit what is kept, and must call
+ * privs__thread_drop once they used it. No-op unless PRIVS_CAPS. 0 /
+ * -errno with one line in @err.
  */
-int privs__drop(char *err, size_t errlen);
+int privs__drop(unsigned int keep, char *err, size_t errlen);
+/*
+ * Drops every capability of the calling thread only (libcap sets are per
+ * thread): a writer thread, after it raised what privs__drop kept. It
+ * does not change what privs__raise offers the other threads.
+ */
+void privs__thread_drop(void);
+/*
+ * Drops what privs__drop kept, in the calling thread, once every thread
+ * that needed it dropped its own: nothing is held after it.
+ */
+void privs__drop_kept(void);
 /*
  * In the forked workload, before exec: real uid/gid, empty capability sets
  * (ambient too), no_new_privs. Async-signal-safe apart from libcap's

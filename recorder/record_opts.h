@@ -47,6 +47,12 @@ struct record_opts {
 	const char *topology_xml, *synthetic;
 	clockid_t clockid;   /* -k */
 	int zlevel;          /* -z / --compression-level, 0 = off */
+	/*
+	 * -r: SCHED_FIFO priority of the writer threads (never of the main
+	 * thread or the workload); 0 = normal scheduling; -1 = unset (the
+	 * default: WRITER_DEFAULT_RT_PRIO where allowed, else normal).
+	 */
+	int realtime;
 	/* perf record's sample options (recorder/sample_config.c applies them) */
 	bool callgraph_dwarf;  /* --call-graph dwarf[,size] */
 	uint32_t dwarf_size;   /* user stack bytes per sample */

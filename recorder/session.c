@@ -32,6 +32,12 @@
 #include <unistd.h>
 
 #define WRITER_IDLE_MS 100
+/*
+ * Writers' SCHED_FIFO priority when -r is not given and the system allows
+ * it: the lowest real-time one, above every normal task, so a workload
+ * that keeps the CPUs busy cannot starve the writer while its rings fill.
+ */
+#define WRITER_DEFAULT_RT_PRIO 1
 
 struct session {
 	struct record_opts *o;
@@ -125,6 +131,12 @@ static struct ring *ring_of_cpu(struct session *s, int cpu)
 	return NULL;
 }
 
+/* -r PRIO, or the default when -r is not given. */
+static int session__rt_prio(const struct session *s)
+{
+	return s->o->realtime >= 0 ? s->o->realtime : WRITER_DEFAULT_RT_PRIO;
+}
+
 /*
  * Gives each writer its group's rings. The writer takes them by value: a
  * ring is then read only by its writer thread.
@@ -141,6 +153,7 @@ static int session__writers(struct session *s)
 			.idx = g, .group = grp, .nr_rings = grp->nr_cpus, .dirfd = s->dirfd,
 			.clockid = s->o->clockid, .idle_ms = WRITER_IDLE_MS,
 			.pin = topo__is_this_system(s->topo),
+			.rt_prio = session__rt_prio(s),
 			.zlevel = s->o->zlevel,
 			.max_size = s->o->max_size,
 			.shard_bytes = &s->shard_bytes,
@@ -164,18 +177,39 @@ static int session__writers(struct session *s)
 	return 0;
 }
 
+/*
+ * Writers that could not take the real-time priority run normally: said
+ * once when -r asked for it; the default just falls back (the loss summary
+ * names -r when rings overflowed).
+ */
+static void session__report_sched(const struct session *s)
+{
+	int err = 0;
+
+	for (size_t g = 0; g < s->nr_writers && !err; g++)
+		err = writer__stats(s->writers[g])->sched_err;
+	if (!err || s->o->realtime < 0)
+		return;
+	pr_warn("-r %d: writers run at normal priority (%s): run as root, install with "
+		"cap_sys_nice (README, Privileges) or raise 'ulimit -r' to %d",
+		s->o->realtime, strerror(-err), s->o->realtime);
+}
+
 static int session__start_writers(struct session *s)
 {
-	for (size_t g = 0; g < s->nr_writers; g++) {
-		int ret = writer__start(s->writers[g]);
+	int ret = 0;
 
-		if (ret) {
+	for (size_t g = 0; g < s->nr_writers && !ret; g++) {
+		ret = writer__start(s->writers[g]);
+		if (ret)
 			snprintf(s->err, sizeof(s->err), "cannot start writer %zu: %s", g,
 				 strerror(-ret));
-			return ret;
-		}
 	}
-	return 0;
+	/* Each started writer has dropped its own capabilities: now the main thread. */
+	privs__drop_kept();
+	if (!ret)
+		session__report_sched(s);
+	return ret;
 }
 
 static void session__stop_writers(struct session *s)
@@ -850,7 +884,8 @@ static int session__setup(struct session *s)
 		ret = session__write_header(s);
 	/* Before any writer thread exists: capabilities are per thread. */
 	if (!ret)
-		ret = privs__drop(s->err, sizeof(s->err));
+		ret = privs__drop(session__rt_prio(s) ? PRIVS_F(PRIVS_SYS_NICE) : 0, s->err,
+				  sizeof(s->err));
 	if (!ret)
 		ret = session__writers(s);
 	return ret;

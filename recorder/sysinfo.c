@@ -139,8 +139,7 @@ static int sysinfo__uname(struct sysinfo_ctx *c)
 	if (!ret)
 		ret = pfile_feat__string(c->fs, PFILE_FEAT_OSRELEASE, u.release);
 	if (!ret)
-		ret = pfile_feat__string(c->fs, PFILE_FEAT_VERSION,
-					 PFILE_PERF_VERSION " (shardrec " SHARDREC_VERSION ")");
+		ret = pfile_feat__string(c->fs, PFILE_FEAT_VERSION, SYSINFO_HEADER_VERSION);
 	if (!ret)
 		ret = pfile_feat__string(c->fs, PFILE_FEAT_ARCH, u.machine);
 	return ret;

@@ -11,6 +11,8 @@
 #include "recorder/pfile.h"
 
 #define SHARDREC_VERSION "0.1.0"
+/* HEADER_VERSION: the perf version the format follows, then ours. */
+#define SYSINFO_HEADER_VERSION PFILE_PERF_VERSION " (shardrec " SHARDREC_VERSION ")"
 
 /*
  * Fills @fs. @sys_root/@proc_root NULL = the real /sys and /proc.

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "recorder/writer.h"
 #include "recorder/fault.h"
+#include "recorder/privs.h"
 #include "aux/aux.h"
 #include "recorder/zpass.h"
 
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +24,7 @@ struct writer {
 	atomic_uint_least64_t dump_req; /* writer__snapshot calls (--overwrite) */
 	uint64_t dump_done;             /* requests served: the writer thread only */
 	pthread_t thread;
+	sem_t ready; /* posted by the thread once its prologue is done */
 	bool started;
 	struct writer_stats stats;
 	/* Hot-path arrays, allocated on the group's node by the thread itself. */
@@ -52,8 +56,14 @@ struct writer *writer__new(const struct writer_params *p)
 		err = -errno;
 		goto out_close_shard;
 	}
+	if (sem_init(&w->ready, 0, 0)) {
+		err = -errno;
+		goto out_close_wake;
+	}
 	return w;
 
+out_close_wake:
+	close(w->wake_fd);
 out_close_shard:
 	shard__close(&w->shard);
 out_free:
@@ -351,17 +361,36 @@ static int writer__loop(struct writer *w, struct ring_span *spans)
 	}
 }
 
-static void *writer__thread(void *arg)
+/*
+ * -r: SCHED_FIFO for this thread only, CAP_SYS_NICE raised around the call
+ * when the install grants it; then this thread drops every capability it
+ * inherited, before it touches any data.
+ */
+static void writer__prologue(struct writer *w)
 {
-	struct writer *w = arg;
-	struct ring_span *spans = NULL;
+	struct sched_param sp = {.sched_priority = w->p.rt_prio};
 	char name[16];
-	int err;
 
 	snprintf(name, sizeof(name), "shardrec-w%u", w->p.idx);
 	pthread_setname_np(pthread_self(), name);
 	if (w->p.pin)
 		placement__pin_self(w->p.group);
+	if (w->p.rt_prio) {
+		privs__raise(PRIVS_F(PRIVS_SYS_NICE));
+		w->stats.sched_err = -pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+		privs__lower();
+	}
+	privs__thread_drop();
+}
+
+static void *writer__thread(void *arg)
+{
+	struct writer *w = arg;
+	struct ring_span *spans = NULL;
+	int err;
+
+	writer__prologue(w);
+	sem_post(&w->ready);
 	w->stats.start_time = clock_ns(w->p.clockid);
 	writer__query_ring_nodes(w);
 	err = writer__alloc_local(w);
@@ -393,8 +422,11 @@ int writer__start(struct writer *w)
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	err = -pthread_create(&w->thread, NULL, writer__thread, w);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!err)
+	if (!err) {
 		w->started = true;
+		while (sem_wait(&w->ready) && errno == EINTR)
+			;
+	}
 	return err;
 }
 
@@ -467,6 +499,7 @@ void writer__delete(struct writer *w)
 	if (!w)
 		return;
 	writer__join(w);
+	sem_destroy(&w->ready);
 	shard__close(&w->shard);
 	if (w->wake_fd >= 0)
 		close(w->wake_fd);

@@ -27,6 +27,12 @@ struct writer_params {
 	clockid_t clockid;              /* the events' clock, for pass watermarks */
 	int idle_ms;                    /* poll timeout: an idle pass every this often */
 	bool pin;                       /* pin to the group (real topology only) */
+	/*
+	 * SCHED_FIFO priority the thread gives itself, 0 = normal scheduling.
+	 * A writer sleeps in poll most of the time; when the workload starves
+	 * it, the kernel drops samples, so it may run ahead of the workload.
+	 */
+	int rt_prio;
 	int zlevel;                     /* zstd level, 0 = no compression */
 	uint64_t max_size;              /* --max-size in bytes, 0 = none */
 	atomic_uint_least64_t *shard_bytes; /* bytes all writers wrote, shared */
@@ -48,6 +54,7 @@ struct writer_stats {
 	int err;         /* first error (-errno), 0 if none */
 	uint64_t err_time; /* recording clock when it failed */
 	uint64_t start_time; /* recording clock when the thread started */
+	int sched_err;   /* -errno if rt_prio could not be set (it then runs normally) */
 	int node_buf;    /* node its buffers actually live on, -errno if unknown */
 	/*
 	 * Node of its rings' first data pages (the kernel allocates them on
@@ -62,7 +69,10 @@ struct writer;
 
 /* Creates the shard file and the stop eventfd. NULL with errno set on failure. */
 struct writer *writer__new(const struct writer_params *p);
-/* Starts the thread. 0 / -errno. */
+/*
+ * Starts the thread and waits until it has pinned and scheduled itself
+ * and dropped its capabilities (privs__thread_drop). 0 / -errno.
+ */
 int writer__start(struct writer *w);
 /* Asks the thread to drain its rings once more and exit. Safe from any thread. */
 void writer__stop(struct writer *w);

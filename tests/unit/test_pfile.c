@@ -417,7 +417,7 @@ static void perf_oracle(const char *path)
 	static const char *const want[] = {
 	    "# hostname : ",
 	    "# os release : ",
-	    "# perf version : " SHARDREC_VERSION,
+	    "# perf version : " SYSINFO_HEADER_VERSION,
 	    "# arch : ",
 	    "# nrcpus online : ",
 	    "# nrcpus avail : ",
@@ -1026,7 +1026,7 @@ static void test_sysinfo_fake_root(void **state)
 	assert_string_equal((char *)fs.sec[PFILE_FEAT_CPUDESC].data + 4,
 			    "Intel(R) Xeon(R) Gold 6130 CPU");
 	assert_int_equal(get_u64(fs.sec[PFILE_FEAT_TOTAL_MEM].data), 2048);
-	assert_string_equal((char *)fs.sec[PFILE_FEAT_VERSION].data + 4, SHARDREC_VERSION);
+	assert_string_equal((char *)fs.sec[PFILE_FEAT_VERSION].data + 4, SYSINFO_HEADER_VERSION);
 	/* 1 package list, 2 thread lists, 4 x {core, socket}, no dies here */
 	p = fs.sec[PFILE_FEAT_CPU_TOPOLOGY].data;
 	assert_int_equal(fs.sec[PFILE_FEAT_CPU_TOPOLOGY].size, 4 + 68 + 4 + 2 * 68 + 4 * 8);

@@ -168,7 +168,7 @@ static void test_init_here(void **state)
 		assert_int_equal(privs__mode(), PRIVS_ROOT);
 	if (privs__mode() != PRIVS_CAPS) {
 		assert_int_equal(privs__raise(PERFMON), 0);
-		assert_int_equal(privs__drop(err, sizeof(err)), 0);
+		assert_int_equal(privs__drop(0, err, sizeof(err)), 0);
 		assert_true(privs__workload_env() == environ);
 	}
 }
