@@ -192,6 +192,7 @@ static int writer__pass(struct writer *w, struct ring_span *spans)
 
 		if (len < 0)
 			return len;
+		ring__note_fill(&w->p.rings[i], len, wtime);
 		for (int k = 0; k < s->nr_iov; k++)
 			w->iov[nr_iov++] = s->iov[k];
 		alen = writer__aux_take(&w->p.rings[i], &w->iov[nr_iov], &nr_iov);
@@ -243,6 +244,7 @@ static int writer__pass_z(struct writer *w, struct ring_span *spans)
 
 		if (len < 0)
 			return len;
+		ring__note_fill(&w->p.rings[i], len, wtime);
 		for (int k = 0; k < spans[i].nr_iov; k++)
 			w->iov[nr_iov++] = spans[i].iov[k];
 		alen = writer__aux_take(&w->p.rings[i], &w->iov[nr_iov], &nr_iov);

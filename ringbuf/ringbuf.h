@@ -34,6 +34,13 @@ struct ring {
 	int fd;              /* event fd the ring belongs to (not owned) */
 	int cpu;
 	uint64_t bytes_read; /* total bytes released */
+	/*
+	 * Ring pressure (forward rings): the most bytes a read found between
+	 * data_tail and data_head, and the caller's clock at that read. Written
+	 * by the reader thread only; others look after it has finished.
+	 */
+	uint64_t fill_max;
+	uint64_t fill_max_time;
 	bool backward;       /* write_backward ring, mapped read-only */
 	uint64_t prev;       /* backward: data_head at the previous read */
 	uint64_t overwritten; /* backward: bytes the kernel overwrote before a read took them */
@@ -72,6 +79,27 @@ int ring__init_mem(struct ring *r, struct perf_event_mmap_page *pc, void *data, 
 long ring__read_init(struct ring *r, struct ring_span *s);
 /* Sets @s to [@from, @from + @len) of the data area: 1 iovec, 2 at the wrap. */
 void ring__span_set(const struct ring *r, struct ring_span *s, uint64_t from, uint64_t len);
+/* A fill in 64ths of the ring, rounded: a full ring reads a record short of full. */
+static inline uint64_t ring__fill_level(const struct ring *r, uint64_t fill)
+{
+	return (fill * 64 + r->size / 2) / r->size;
+}
+
+/*
+ * Notes a read that found @fill bytes at time @now (any clock the caller
+ * keeps to) if no fuller read was seen: one compare on the hot path.
+ * fill_max_time is when the ring first reached the mark's 64th, so a full
+ * ring's time is when it first filled, not when one read found it a few
+ * bytes fuller. Backward rings are always full: not noted.
+ */
+static inline void ring__note_fill(struct ring *r, uint64_t fill, uint64_t now)
+{
+	if (fill > r->fill_max && !r->backward) {
+		if (ring__fill_level(r, fill) > ring__fill_level(r, r->fill_max) || !r->fill_max)
+			r->fill_max_time = now;
+		r->fill_max = fill;
+	}
+}
 /* Releases everything in @s back to the kernel (release store of tail). */
 void ring__read_done(struct ring *r, const struct ring_span *s);
 /* Bytes currently readable, without taking a span. */

@@ -117,6 +117,40 @@ static void test_empty(void **state)
 	sim_release(&s);
 }
 
+/* The high-water mark keeps the fullest read and its time; backward rings have none. */
+static void test_fill_max(void **state)
+{
+	struct ring_span sp;
+	struct sim s;
+
+	(void)state;
+	sim_init(&s, 256);
+	assert_int_equal(s.r.fill_max, 0);
+	sim_set(&s, 0, 64);
+	ring__note_fill(&s.r, ring__read_init(&s.r, &sp), 10);
+	ring__read_done(&s.r, &sp);
+	sim_set(&s, 64, 64 + 256); /* full, across the wrap */
+	ring__note_fill(&s.r, ring__read_init(&s.r, &sp), 20);
+	ring__read_done(&s.r, &sp);
+	sim_set(&s, 320, 320 + 100);
+	ring__note_fill(&s.r, ring__read_init(&s.r, &sp), 30);
+	assert_int_equal(s.r.fill_max, 256);
+	assert_int_equal(s.r.fill_max_time, 20);
+	ring__note_fill(&s.r, 256, 40); /* as full again: the first time stays */
+	assert_int_equal(s.r.fill_max_time, 20);
+	/* A few bytes fuller, within the same 64th: the mark moves, its time does not. */
+	s.r.fill_max = 254;
+	s.r.fill_max_time = 60;
+	ring__note_fill(&s.r, 255, 70);
+	assert_int_equal(s.r.fill_max, 255);
+	assert_int_equal(s.r.fill_max_time, 60);
+	s.r.backward = true;
+	s.r.fill_max = 0;
+	ring__note_fill(&s.r, 128, 50);
+	assert_int_equal(s.r.fill_max, 0);
+	sim_release(&s);
+}
+
 static void test_span_no_wrap(void **state)
 {
 	struct ring_span sp;
@@ -503,7 +537,7 @@ int main(void)
 	    cmocka_unit_test(test_init_mem),	      cmocka_unit_test(test_empty),
 	    cmocka_unit_test(test_span_no_wrap),      cmocka_unit_test(test_span_wrap),
 	    cmocka_unit_test(test_read_done),	      cmocka_unit_test(test_overrun),
-	    cmocka_unit_test(test_producer_consumer),
+	    cmocka_unit_test(test_producer_consumer), cmocka_unit_test(test_fill_max),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
