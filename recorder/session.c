@@ -685,6 +685,23 @@ static char *ring_nodes_str(const struct writer_stats *st, char *buf, size_t len
 	return buf;
 }
 
+/* -v: a writer's fullest ring, on a line of its own after the writer's line. */
+static void print_high_water(size_t g, const struct writer_stats *st, const struct ring *rings,
+			     size_t nr)
+{
+	struct ring_pressure hw;
+
+	writer_report__high_water(rings, nr, &hw);
+	if (hw.cpu < 0) {
+		pr_info("writer %zu high-water: no ring read found data", g);
+		return;
+	}
+	pr_info("writer %zu high-water: ring of cpu %d %.0f%% full (%llu of %llu bytes) at %.2f s",
+		g, hw.cpu, ring_pressure__pct(&hw), (unsigned long long)hw.fill,
+		(unsigned long long)hw.size,
+		hw.time > st->start_time ? (hw.time - st->start_time) / 1e9 : 0.0);
+}
+
 static void print_writers(struct session *s)
 {
 	char cpus[256], ring[300];
@@ -697,7 +714,39 @@ static void print_writers(struct session *s)
 			g, grp->node, cpulist__format(grp->cpus, grp->nr_cpus, cpus, sizeof(cpus)),
 			st->bytes / 1e6, (unsigned long long)st->passes, st->node_buf,
 			ring_nodes_str(st, ring, sizeof(ring)), st->err ? " (stopped early)" : "");
+		/* Backward rings are full by design: no pressure to show. */
+		if (!s->evl.backward)
+			print_high_water(g, st, s->group_rings[g], grp->nr_cpus);
 	}
+}
+
+/*
+ * Heavy loss: say what would help, with numbers, where perf says "Check
+ * IO/CPU overload!". Not for --overwrite (loss is its mode) nor when a
+ * writer stopped early (writer_report__stopped said why).
+ */
+static void print_loss_advice(struct session *s, const struct merge_stats *ms)
+{
+	struct loss_advice a = {.samples = ms->samples, .lost_samples = ms->lost_samples,
+				.lost_records = ms->lost_records, .hw = {.cpu = -1},
+				.start = UINT64_MAX, .mmap_pages = s->o->mmap_pages,
+				.nr_writers = s->nr_writers, .nr_cpus = s->evl.nr_cpus};
+	char buf[512];
+
+	for (size_t g = 0; g < s->nr_writers; g++) {
+		const struct writer_stats *st = writer__stats(s->writers[g]);
+		struct ring_pressure hw;
+
+		if (st->err || s->evl.backward)
+			return;
+		if (st->start_time < a.start)
+			a.start = st->start_time;
+		writer_report__high_water(s->group_rings[g], s->plan.groups[g].nr_cpus, &hw);
+		if (ring_pressure__fuller(&hw, &a.hw))
+			a.hw = hw;
+	}
+	if (writer_report__heavy_loss(&a))
+		pr_warn("%s", writer_report__advice(&a, buf, sizeof(buf)));
 }
 
 /* --overwrite: what the dumps took, and what the kernel overwrote before one came. */
@@ -729,6 +778,7 @@ static void print_summary(struct session *s, const struct merge_stats *ms)
 		"records, %llu lost samples ]",
 		ms->bytes_out / 1e6, s->o->output, (unsigned long long)ms->samples,
 		(unsigned long long)ms->lost_records, (unsigned long long)ms->lost_samples);
+	print_loss_advice(s, ms);
 	/*
 	 * A hole in an AUX trace is loss too: never leave it unsaid. In snapshot
 	 * mode every AUX record says OVERWRITE: that is the mode, not a loss.

@@ -56,3 +56,90 @@ void writer_report__stopped(size_t idx, const struct writer_stats *st,
 	       st->zbytes / 1e6, (unsigned long long)writer_report__lost(l, grp->cpus, grp->nr_cpus),
 	       cpus, unread / 1e6);
 }
+
+bool ring_pressure__fuller(const struct ring_pressure *a, const struct ring_pressure *b)
+{
+	if (a->cpu < 0 || !a->size)
+		return false;
+	if (b->cpu < 0 || !b->size)
+		return true;
+	/* a->fill / a->size > b->fill / b->size, without division; sizes are < 2^40. */
+	return (unsigned __int128)a->fill * b->size > (unsigned __int128)b->fill * a->size;
+}
+
+double ring_pressure__pct(const struct ring_pressure *hw)
+{
+	return hw->cpu >= 0 && hw->size ? 100.0 * hw->fill / hw->size : 0;
+}
+
+void writer_report__high_water(const struct ring *rings, size_t n, struct ring_pressure *hw)
+{
+	*hw = (struct ring_pressure){.cpu = -1};
+	for (size_t i = 0; i < n; i++) {
+		struct ring_pressure r = {rings[i].cpu, rings[i].fill_max, rings[i].size,
+					  rings[i].fill_max_time};
+
+		if (!r.fill)
+			continue;
+		if (ring_pressure__fuller(&r, hw) ||
+		    (!ring_pressure__fuller(hw, &r) && r.time < hw->time))
+			*hw = r;
+	}
+}
+
+static double lost_share(const struct loss_advice *a)
+{
+	uint64_t all = a->samples + a->lost_samples;
+
+	return all ? (double)a->lost_samples / all : 0;
+}
+
+bool writer_report__heavy_loss(const struct loss_advice *a)
+{
+	if (lost_share(a) >= 0.01)
+		return true;
+	return (a->lost_samples || a->lost_records) && ring_pressure__pct(&a->hw) >= 90;
+}
+
+/* "; ring of cpu 3 reached 100% full at 1.23 s", or the fullest seen if not near full. */
+static void advice_ring(const struct loss_advice *a, char *buf, size_t len)
+{
+	const struct ring_pressure *hw = &a->hw;
+	double at = hw->time > a->start ? (hw->time - a->start) / 1e9 : 0;
+
+	if (hw->cpu < 0)
+		snprintf(buf, len, "; no ring read found data");
+	else if (ring_pressure__pct(hw) >= 90)
+		snprintf(buf, len, "; ring of cpu %d reached %.0f%% full at %.2f s", hw->cpu,
+			 ring_pressure__pct(hw), at);
+	else
+		snprintf(buf, len, "; fullest ring seen: cpu %d, %.0f%% full at %.2f s", hw->cpu,
+			 ring_pressure__pct(hw), at);
+}
+
+/* "heavy loss: 2.50% of samples lost (25 of 1000)", or the records when no sample was. */
+static void advice_lost(const struct loss_advice *a, char *buf, size_t len)
+{
+	if (a->lost_samples)
+		snprintf(buf, len, "heavy loss: %.2f%% of samples lost (%llu of %llu)",
+			 100 * lost_share(a), (unsigned long long)a->lost_samples,
+			 (unsigned long long)(a->samples + a->lost_samples));
+	else
+		snprintf(buf, len, "loss: %llu lost records", (unsigned long long)a->lost_records);
+}
+
+char *writer_report__advice(const struct loss_advice *a, char *buf, size_t len)
+{
+	char lost[96], ring[128], threads[96] = "";
+
+	advice_lost(a, lost, sizeof(lost));
+	advice_ring(a, ring, sizeof(ring));
+	/* More writers help only where a writer reads several rings. */
+	if (a->nr_writers < a->nr_cpus)
+		snprintf(threads, sizeof(threads), ", --threads=cpu (now %zu writer%s for %zu CPUs)",
+			 a->nr_writers, a->nr_writers == 1 ? "" : "s", a->nr_cpus);
+	snprintf(buf, len, "%s%s: try -m %zu (now %zu page%s)%s, or -r 1 (writers at real-time "
+		 "priority)", lost, ring, a->mmap_pages * 4, a->mmap_pages,
+		 a->mmap_pages == 1 ? "" : "s", threads);
+	return buf;
+}
