@@ -10,6 +10,7 @@
 #include "recorder/loss.h"
 #include "recorder/pdecomp.h"
 #include "recorder/pfile.h"
+#include "recorder/recbuf.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -38,6 +39,7 @@ struct loss_ctx {
 	struct loss_iv *iv;
 	size_t nr_iv, cap_iv;
 	struct pdecomp *dec; /* the current file's zstd stream */
+	struct recbuf points; /* struct loss_point each, for st->points */
 };
 
 /* ---- per-record fields ---- */
@@ -157,6 +159,14 @@ static int cpu_slot(struct loss_ctx *c, long cpu, uint64_t **slot)
 	return 0;
 }
 
+/* A timed loss record, for the plot. */
+static int point_add(struct loss_ctx *c, uint64_t t, long cpu, uint64_t lost)
+{
+	struct loss_point p = {t, cpu, lost};
+
+	return recbuf__append(&c->points, &p, sizeof(p));
+}
+
 /* A LOST record: count it and open its interval, ending at its own time. */
 static int on_lost(struct loss_ctx *c, const struct perf_event_header *h, bool timed, uint64_t t,
 		   long cpu)
@@ -177,6 +187,8 @@ static int on_lost(struct loss_ctx *c, const struct perf_event_header *h, bool t
 		return 0;
 	}
 	ret = cpu_slot(c, cpu, &last);
+	if (!ret)
+		ret = point_add(c, t, cpu, lost);
 	if (ret)
 		return ret;
 	return iv_add(c, *last ? *last : LOSS_NO_START, t);
@@ -231,7 +243,7 @@ static int on_kernel_record(struct loss_ctx *c, const struct perf_event_header *
 		c->st->lost_samples_recs++;
 		c->st->lost_samples += rec_u64(h, 8);
 		c->st->events[ev].lost_samples += rec_u64(h, 8);
-		return 0;
+		return timed ? point_add(c, t, cpu, rec_u64(h, 8)) : 0;
 	}
 	return timed ? on_time(c, t, cpu) : 0;
 }
@@ -369,6 +381,7 @@ static void loss_ctx__release(struct loss_ctx *c)
 	free(c->cpu_back);
 	free(c->cpu_last);
 	free(c->iv);
+	recbuf__release(&c->points);
 }
 
 int loss__analyze(const char *path, struct loss_stats *st, char *err, size_t errlen)
@@ -396,8 +409,13 @@ int loss__analyze(const char *path, struct loss_stats *st, char *err, size_t err
 				       err, errlen);
 	if (!ret && dir)
 		ret = loss__dir_files(&c, path, err, errlen);
-	if (!ret)
+	if (!ret) {
 		st->lost_time = iv_union(&c, st->first_time);
+		/* Handed over: st owns them now. */
+		st->points = (struct loss_point *)c.points.data;
+		st->nr_points = c.points.len / sizeof(*st->points);
+		c.points = (struct recbuf){0};
+	}
 	if (ret && !err[0])
 		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
 	loss_ctx__release(&c);
@@ -411,6 +429,9 @@ void loss_stats__release(struct loss_stats *st)
 	free(st->events);
 	st->events = NULL;
 	st->nr_events = 0;
+	free(st->points);
+	st->points = NULL;
+	st->nr_points = 0;
 }
 
 double loss_stats__metric(const struct loss_stats *st)

@@ -44,6 +44,17 @@ struct loss_event {
 	uint64_t lost_events;  /* LOST sum, by the LOST record's id */
 };
 
+/*
+ * One timed loss record, for `loss --plot`: a PERF_RECORD_LOST (its count
+ * of lost records) or a LOST_SAMPLES the kernel wrote with a time (AUX
+ * samples); those written at the end from counters have time 0, no point.
+ */
+struct loss_point {
+	uint64_t time; /* ns, from the record's sample_id */
+	long cpu;      /* -1 when its event does not record the CPU */
+	uint64_t lost;
+};
+
 struct loss_stats {
 	uint64_t records;    /* kernel and user records, after decompression */
 	uint64_t data_bytes; /* their bytes: the uncompressed data size */
@@ -59,6 +70,8 @@ struct loss_stats {
 	unsigned nr_files;		/* data files read (perf --threads: 1 + data.N) */
 	struct loss_event *events;	/* per attr, in file order */
 	size_t nr_events;
+	struct loss_point *points;	/* timed loss records, in file order */
+	size_t nr_points;
 };
 
 /*
@@ -82,5 +95,33 @@ double loss_stats__lost_share(const struct loss_stats *st);
  */
 void loss__fprint_table(FILE *f, const char *const *paths, const struct loss_stats *st, size_t n);
 void loss__fprint_json(FILE *f, const char *const *paths, const struct loss_stats *st, size_t n);
+
+/* ---- loss --plot (loss_plot.c) ---- */
+
+/* Lost counts of one file in time bins, one column per CPU that lost. */
+struct loss_bins {
+	long *cpus;       /* columns, ascending (-1: records without a CPU) */
+	size_t nr_cpus;
+	size_t nr_bins;
+	uint64_t origin;  /* ns: the file's first timestamp, bin 0 starts there */
+	uint64_t width;   /* ns per bin, >= 1 */
+	uint64_t *count;  /* [bin * nr_cpus + column] */
+};
+
+/*
+ * Sums @st's loss points into @nr_bins bins spanning its timestamps.
+ * 0 / -ENOMEM; release @b with loss_bins__release either way.
+ */
+int loss_bins__build(struct loss_bins *b, const struct loss_stats *st, size_t nr_bins);
+void loss_bins__release(struct loss_bins *b);
+
+/*
+ * Draws lost records over time per CPU, one panel per file, into the PNG
+ * @png with gnuplot, run as a child with its data and script in a
+ * temporary directory (removed after). 0 / -errno with one line in @err
+ * (-ENOENT: gnuplot is not installed).
+ */
+int loss__plot(const char *png, const char *const *paths, const struct loss_stats *st, size_t n,
+	       char *err, size_t errlen);
 
 #endif

@@ -25,7 +25,7 @@ static const char main_usage[] =
 	"  job [options] -- app [args]     in a batch job's ranks: one perf.data per node\n"
 	"  merge DIR [-o FILE]             merge a kept or killed run's shard directory\n"
 	"  topology [options]              print the writer placement plan\n"
-	"  loss [--json] FILE...           data-loss metric of perf.data files (any recorder)\n"
+	"  loss [options] FILE...          data loss of perf.data files (any recorder), --plot PNG\n"
 	"  help                            this text\n"
 	"  version                         print the version\n";
 
@@ -160,28 +160,33 @@ static int cmd_merge(int argc, char **argv)
 }
 
 static const char loss_usage[] =
-	"Usage: shardrec loss [--json] FILE...\n"
+	"Usage: shardrec loss [--json] [--plot FILE.png] FILE...\n"
 	"\n"
 	"Data loss of perf.data files or perf --threads directories, shardrec's or\n"
 	"perf record's (-z files are decompressed): samples, PERF_RECORD_LOST and\n"
 	"LOST_SAMPLES, and lost_time / elapsed_time (definition printed below the table).\n"
-	"  -j, --json   one JSON object per file\n";
+	"  -j, --json          one JSON object per file\n"
+	"  -p, --plot FILE.png also draw lost records over time per CPU (from the timed\n"
+	"                      PERF_RECORD_LOST records), one panel per file; needs gnuplot\n";
 
 static int cmd_loss(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+		{"json", no_argument, NULL, 'j'}, {"plot", required_argument, NULL, 'p'},
+		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 	};
 	struct loss_stats *st;
+	const char *plot = NULL;
 	bool json = false;
 	char err[1024];
 	int c, n, ret = 0;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "jh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jp:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'j': json = true; break;
+		case 'p': plot = optarg; break;
 		case 'h': fputs(loss_usage, stdout); return 0;
 		default: pr_err("loss: bad option '%s' (see shardrec loss --help)", argv[optind - 1]); return 2;
 		}
@@ -203,6 +208,11 @@ static int cmd_loss(int argc, char **argv)
 		loss__fprint_json(stdout, (const char *const *)argv + optind, st, n);
 	else if (!ret)
 		loss__fprint_table(stdout, (const char *const *)argv + optind, st, n);
+	if (!ret && plot && loss__plot(plot, (const char *const *)argv + optind, st, n, err,
+				       sizeof(err))) {
+		pr_err("loss: %s", err);
+		ret = 1;
+	}
 	for (int i = 0; i < n; i++)
 		loss_stats__release(&st[i]);
 	free(st);

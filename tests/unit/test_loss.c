@@ -144,6 +144,45 @@ static void check_main_stats(const struct loss_stats *st)
 	assert_int_equal(st->events[0].samples, 6);
 	assert_int_equal(st->events[0].lost_samples, 15);
 	assert_string_equal(st->events[0].name, "cs");
+	/* The plot's points: the 3 timed LOST, not the untimed LOST_SAMPLES. */
+	assert_int_equal(st->nr_points, 3);
+	for (size_t i = 0; i < st->nr_points; i++) {
+		const struct loss_point *p = &st->points[i];
+
+		assert_true((p->cpu == 0 && p->time == 300 && p->lost == 7) ||
+			    (p->cpu == 1 && p->time == 250 && p->lost == 5) ||
+			    (p->cpu == 1 && p->time == 1150 && p->lost == 3));
+	}
+}
+
+/* loss --plot's bins: columns per CPU that lost, times from the first record. */
+static void test_bins(void **state)
+{
+	struct loss_point pts[] = {{250, 1, 5}, {300, 0, 7}, {1150, 1, 3}, {1349, -1, 2}};
+	struct loss_stats st = {.first_time = 100, .last_time = 1350, .points = pts,
+				.nr_points = 4};
+	struct loss_bins b;
+
+	(void)state;
+	assert_int_equal(loss_bins__build(&b, &st, 5), 0);
+	assert_int_equal(b.nr_cpus, 3);
+	assert_int_equal(b.cpus[0], -1);
+	assert_int_equal(b.cpus[1], 0);
+	assert_int_equal(b.cpus[2], 1);
+	assert_int_equal(b.origin, 100);
+	assert_int_equal(b.width, 251); /* 1250 ns / 5, +1 so the last time is in the last bin */
+	assert_int_equal(b.count[0 * 3 + 2], 5);  /* 250: bin 0, cpu 1 */
+	assert_int_equal(b.count[0 * 3 + 1], 7);  /* 300: bin 0, cpu 0 */
+	assert_int_equal(b.count[4 * 3 + 2], 3);  /* 1150: bin 4 */
+	assert_int_equal(b.count[4 * 3 + 0], 2);  /* 1349, no CPU */
+	assert_int_equal(b.count[2 * 3 + 2], 0);
+	loss_bins__release(&b);
+	/* Nothing lost: no column, one bin still. */
+	st.nr_points = 0;
+	assert_int_equal(loss_bins__build(&b, &st, 0), 0);
+	assert_int_equal(b.nr_cpus, 0);
+	assert_int_equal(b.nr_bins, 1);
+	loss_bins__release(&b);
 }
 
 static void test_plain(void **state)
@@ -337,6 +376,7 @@ int main(void)
 	    cmocka_unit_test(test_plain),   cmocka_unit_test(test_first_on_cpu),
 	    cmocka_unit_test(test_untimed), cmocka_unit_test(test_compressed),
 	    cmocka_unit_test(test_dir),	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_bins),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
