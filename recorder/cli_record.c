@@ -109,8 +109,10 @@ static const char usage[] =
 	"      --topology-xml FILE   plan for an hwloc XML topology (with --dry-run)\n"
 	"      --synthetic SPEC      plan for an hwloc synthetic topology (with --dry-run)\n"
 	"Other:\n"
-	"  -v, --verbose             per-writer figures and placement\n"
-	"  -q, --quiet               no summary\n"
+	"  -v, --verbose             per-writer figures and placement, and each\n"
+	"                            writer's high-water mark: its fullest ring\n"
+	"                            (cpu, % of the ring, time since start)\n"
+	"  -q, --quiet               no summary (nor its advice on heavy loss)\n"
 	"  -h, --help                this text\n";
 
 const char *record_opts__usage(void)
