@@ -693,10 +693,10 @@ static void print_high_water(size_t g, const struct writer_stats *st, const stru
 
 	writer_report__high_water(rings, nr, &hw);
 	if (hw.cpu < 0) {
-		pr_info("writer %zu high-water: no ring read found data", g);
+		pr_info("high-water of writer %zu: no ring read found data", g);
 		return;
 	}
-	pr_info("writer %zu high-water: ring of cpu %d %.0f%% full (%llu of %llu bytes) at %.2f s",
+	pr_info("high-water of writer %zu: ring of cpu %d %.0f%% full (%llu of %llu bytes) at %.2f s",
 		g, hw.cpu, ring_pressure__pct(&hw), (unsigned long long)hw.fill,
 		(unsigned long long)hw.size,
 		hw.time > st->start_time ? (hw.time - st->start_time) / 1e9 : 0.0);
@@ -730,7 +730,8 @@ static void print_loss_advice(struct session *s, const struct merge_stats *ms)
 	struct loss_advice a = {.samples = ms->samples, .lost_samples = ms->lost_samples,
 				.lost_records = ms->lost_records, .hw = {.cpu = -1},
 				.start = UINT64_MAX, .mmap_pages = s->o->mmap_pages,
-				.nr_writers = s->nr_writers, .nr_cpus = s->evl.nr_cpus};
+				.nr_writers = s->nr_writers, .nr_cpus = s->evl.nr_cpus,
+				.rt_prio = session__rt_prio(s)};
 	char buf[512];
 
 	for (size_t g = 0; g < s->nr_writers; g++) {
@@ -739,6 +740,10 @@ static void print_loss_advice(struct session *s, const struct merge_stats *ms)
 
 		if (st->err || s->evl.backward)
 			return;
+		if (st->sched_err) {
+			a.rt_err = st->sched_err;
+			a.rt_prio = 0;
+		}
 		if (st->start_time < a.start)
 			a.start = st->start_time;
 		writer_report__high_water(s->group_rings[g], s->plan.groups[g].nr_cpus, &hw);

@@ -128,18 +128,40 @@ static void advice_lost(const struct loss_advice *a, char *buf, size_t len)
 		snprintf(buf, len, "loss: %llu lost records", (unsigned long long)a->lost_records);
 }
 
+/* The -r remedy: none when the writers already ran real-time. */
+static const char *advice_rt(const struct loss_advice *a)
+{
+	if (a->rt_prio > 0)
+		return NULL;
+	if (a->rt_err)
+		return "-r 1 (writers at real-time priority: needs root, cap_sys_nice or "
+		       "'ulimit -r 1')";
+	return "-r 1 (writers at real-time priority; they ran at normal priority)";
+}
+
 char *writer_report__advice(const struct loss_advice *a, char *buf, size_t len)
 {
-	char lost[96], ring[128], threads[96] = "";
+	char lost[96], ring[128], mmap[64], threads[96];
+	const char *fix[3];
+	size_t n = 0, off;
 
 	advice_lost(a, lost, sizeof(lost));
 	advice_ring(a, ring, sizeof(ring));
+	snprintf(mmap, sizeof(mmap), "-m %zu (now %zu page%s)", a->mmap_pages * 4, a->mmap_pages,
+		 a->mmap_pages == 1 ? "" : "s");
+	fix[n++] = mmap;
 	/* More writers help only where a writer reads several rings. */
-	if (a->nr_writers < a->nr_cpus)
-		snprintf(threads, sizeof(threads), ", --threads=cpu (now %zu writer%s for %zu CPUs)",
+	if (a->nr_writers < a->nr_cpus) {
+		snprintf(threads, sizeof(threads), "--threads=cpu (now %zu writer%s for %zu CPUs)",
 			 a->nr_writers, a->nr_writers == 1 ? "" : "s", a->nr_cpus);
-	snprintf(buf, len, "%s%s: try -m %zu (now %zu page%s)%s, or -r 1 (writers at real-time "
-		 "priority)", lost, ring, a->mmap_pages * 4, a->mmap_pages,
-		 a->mmap_pages == 1 ? "" : "s", threads);
+		fix[n++] = threads;
+	}
+	if (advice_rt(a))
+		fix[n++] = advice_rt(a);
+	off = snprintf(buf, len, "%s%s: try %s", lost, ring, fix[0]);
+	/* "A or B", "A, B, or C" */
+	for (size_t i = 1; i < n && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%s", i + 1 < n ? ", " : n > 2 ? ", or " : " or ",
+				fix[i]);
 	return buf;
 }

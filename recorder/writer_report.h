@@ -57,6 +57,8 @@ struct loss_advice {
 	uint64_t start;          /* recording clock at the start (hw.time's origin) */
 	size_t mmap_pages;       /* -m */
 	size_t nr_writers, nr_cpus;
+	int rt_prio;             /* SCHED_FIFO priority the writers ran at, 0 = normal */
+	int rt_err;              /* -errno when they could not take the one asked for */
 };
 
 /*
@@ -67,7 +69,8 @@ bool writer_report__heavy_loss(const struct loss_advice *a);
 /*
  * One line for heavy loss, naming numbers: the share lost, the fullest
  * ring and when, then what would help: a bigger -m, more writers (only if
- * some writer has several CPUs), -r. Returns @buf.
+ * some writer has several CPUs), -r (only if the writers ran at normal
+ * priority). Returns @buf.
  */
 char *writer_report__advice(const struct loss_advice *a, char *buf, size_t len);
 

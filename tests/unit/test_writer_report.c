@@ -88,15 +88,29 @@ static void test_advice(void **state)
 	assert_string_equal(writer_report__advice(&a, buf, sizeof(buf)),
 			    "heavy loss: 25.00% of samples lost (2500 of 10000); ring of cpu 3 "
 			    "reached 100% full at 1.23 s: try -m 32 (now 8 pages), --threads=cpu "
-			    "(now 1 writer for 2 CPUs), or -r 1 (writers at real-time priority)");
+			    "(now 1 writer for 2 CPUs), or -r 1 (writers at real-time priority; they "
+			    "ran at normal priority)");
+	/* Writers already real-time: no -r. */
+	a.rt_prio = 1;
+	writer_report__advice(&a, buf, sizeof(buf));
+	assert_non_null(strstr(buf, ": try -m 32 (now 8 pages) or --threads=cpu (now 1 writer for "
+				    "2 CPUs)"));
+	assert_null(strstr(buf, "-r 1"));
 	/* One writer per CPU already: no --threads; a ring never seen near full. */
 	a.nr_writers = 2;
+	assert_non_null(strstr(writer_report__advice(&a, buf, sizeof(buf)), ": try -m 32 (now 8 "
+									     "pages)"));
+	assert_null(strstr(buf, " or "));
+	a.rt_prio = 0;
+	a.rt_err = -1; /* -EPERM */
 	a.mmap_pages = 1;
 	a.hw.fill = 2048;
 	writer_report__advice(&a, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "; fullest ring seen: cpu 3, 50% full at 1.23 s: try -m 4 "
-				    "(now 1 page), or -r 1"));
+				    "(now 1 page) or -r 1 (writers at real-time priority: needs root"));
 	assert_null(strstr(buf, "--threads"));
+	/* A tiny buffer is cut, never overrun. */
+	assert_int_equal(strlen(writer_report__advice(&a, buf, 20)), 19);
 }
 
 int main(void)
