@@ -747,7 +747,7 @@ static void print_loss_advice(struct session *s, const struct merge_stats *ms)
 		if (st->start_time < a.start)
 			a.start = st->start_time;
 		writer_report__high_water(s->group_rings[g], s->plan.groups[g].nr_cpus, &hw);
-		if (ring_pressure__fuller(&hw, &a.hw))
+		if (ring_pressure__worse(&hw, &a.hw))
 			a.hw = hw;
 	}
 	if (writer_report__heavy_loss(&a))

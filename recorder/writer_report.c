@@ -67,6 +67,13 @@ bool ring_pressure__fuller(const struct ring_pressure *a, const struct ring_pres
 	return (unsigned __int128)a->fill * b->size > (unsigned __int128)b->fill * a->size;
 }
 
+bool ring_pressure__worse(const struct ring_pressure *a, const struct ring_pressure *b)
+{
+	if (ring_pressure__fuller(a, b))
+		return true;
+	return a->cpu >= 0 && !ring_pressure__fuller(b, a) && a->time < b->time;
+}
+
 double ring_pressure__pct(const struct ring_pressure *hw)
 {
 	return hw->cpu >= 0 && hw->size ? 100.0 * hw->fill / hw->size : 0;
@@ -79,10 +86,7 @@ void writer_report__high_water(const struct ring *rings, size_t n, struct ring_p
 		struct ring_pressure r = {rings[i].cpu, rings[i].fill_max, rings[i].size,
 					  rings[i].fill_max_time};
 
-		if (!r.fill)
-			continue;
-		if (ring_pressure__fuller(&r, hw) ||
-		    (!ring_pressure__fuller(hw, &r) && r.time < hw->time))
+		if (r.fill && ring_pressure__worse(&r, hw))
 			*hw = r;
 	}
 }

@@ -47,6 +47,8 @@ struct ring_pressure {
 void writer_report__high_water(const struct ring *rings, size_t n, struct ring_pressure *hw);
 /* True if @a is fuller, as a share of its ring, than @b. */
 bool ring_pressure__fuller(const struct ring_pressure *a, const struct ring_pressure *b);
+/* Fuller than @b, or as full and earlier: the one to name. */
+bool ring_pressure__worse(const struct ring_pressure *a, const struct ring_pressure *b);
 /* fill / size in percent; 0 for no ring. */
 double ring_pressure__pct(const struct ring_pressure *hw);
 

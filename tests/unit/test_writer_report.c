@@ -51,12 +51,18 @@ static void test_high_water_pick(void **state)
 static void test_fuller(void **state)
 {
 	struct ring_pressure none = {.cpu = -1}, half = {1, 2048, 4096, 0}, most = {2, 3000, 4096, 0};
+	struct ring_pressure early = {3, 2048, 4096, 1}, late = {4, 2048, 4096, 9};
 
 	(void)state;
 	assert_true(ring_pressure__fuller(&half, &none));
 	assert_false(ring_pressure__fuller(&none, &half));
 	assert_true(ring_pressure__fuller(&most, &half));
 	assert_false(ring_pressure__fuller(&half, &half));
+	/* As full: the earlier is worse; a missing ring never is. */
+	assert_true(ring_pressure__worse(&early, &late));
+	assert_false(ring_pressure__worse(&late, &early));
+	assert_true(ring_pressure__worse(&late, &none));
+	assert_false(ring_pressure__worse(&none, &early));
 }
 
 static void test_heavy(void **state)
