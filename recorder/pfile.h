@@ -203,6 +203,48 @@ struct pfile_cache {
 /* Version 1, entries in the order given: the caller dedups and sorts as write_cache(). */
 int pfile_feat__cache(struct pfile_featset *fs, const struct pfile_cache *c, size_t nr);
 
+/* MEM_TOPOLOGY input: one node as header.c memory_node__read() finds it. */
+struct pfile_mem_node {
+	uint64_t node;
+	uint64_t nr_bits;     /* highest memoryN index + 1: the bitmap's size */
+	const uint64_t *bits; /* (nr_bits + 63) / 64 words; bit N set = memoryN */
+};
+/*
+ * write_mem_topology(): u64 version 1, u64 @block_size, u64 count, then per
+ * node u64 node, u64 nr_bits and the bitmap as do_write_bitmap() writes it
+ * (u64 nr_bits again, then the words). Nodes in the order given (perf's is
+ * ascending node number).
+ */
+int pfile_feat__mem_topology(struct pfile_featset *fs, uint64_t block_size,
+			     const struct pfile_mem_node *n, size_t nr);
+
+/* BPF_PROG_INFO and BPF_BTF of a recording that saw no BPF program or BTF:
+ * each write_bpf_*()'s u32 count, 0, and nothing after it. */
+int pfile_feat__bpf_none(struct pfile_featset *fs);
+
+/* One capability: a file under a PMU's caps/ directory and its value. */
+struct pfile_pmu_cap {
+	const char *name;
+	const char *value;
+};
+/* One PMU's capabilities, in the order perf_pmu__caps_parse() lists them. */
+struct pfile_pmu_caps {
+	const char *pmu;
+	const struct pfile_pmu_cap *caps;
+	uint32_t nr_caps;
+};
+/*
+ * CPU_PMU_CAPS, write_cpu_pmu_caps(): the "cpu" PMU's u32 nr_caps, then
+ * {string name, string value} per capability.
+ */
+int pfile_feat__cpu_pmu_caps(struct pfile_featset *fs, const struct pfile_pmu_caps *cpu);
+/*
+ * PMU_CAPS, write_pmu_caps(): u32 count, then per PMU u32 nr_caps, the
+ * {string name, string value} pairs and string pmu name; PMUs in the order
+ * given.
+ */
+int pfile_feat__pmu_caps(struct pfile_featset *fs, const struct pfile_pmu_caps *p, size_t nr);
+
 struct pfile_build_id {
 	uint8_t id[20];
 	uint8_t size;     /* bytes of id used (20 for sha1) */

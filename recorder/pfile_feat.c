@@ -419,6 +419,101 @@ int pfile_feat__cache(struct pfile_featset *fs, const struct pfile_cache *c, siz
 	return fbuf__commit(&b, fs, PFILE_FEAT_CACHE);
 }
 
+/* do_write_bitmap(): u64 number of bits, then the bitmap's u64 words. */
+static void fbuf__bitmap(struct fbuf *b, const uint64_t *bits, uint64_t nr_bits)
+{
+	uint64_t words = nr_bits / 64 + (nr_bits % 64 != 0);
+
+	fbuf__u64(b, nr_bits);
+	if (words && !bits) {
+		b->err = b->err ? b->err : -EINVAL;
+		return;
+	}
+	if (words > SIZE_MAX / sizeof(*bits)) {
+		b->err = b->err ? b->err : -E2BIG;
+		return;
+	}
+	fbuf__put(b, bits, words * sizeof(*bits));
+}
+
+int pfile_feat__mem_topology(struct pfile_featset *fs, uint64_t block_size,
+			     const struct pfile_mem_node *n, size_t nr)
+{
+	struct fbuf b = {0};
+	size_t i;
+
+	if (nr && !n)
+		return -EINVAL;
+	fbuf__u64(&b, 1); /* version: process_mem_topology() rejects others */
+	fbuf__u64(&b, block_size);
+	fbuf__u64(&b, nr);
+	for (i = 0; i < nr; i++) {
+		fbuf__u64(&b, n[i].node);
+		fbuf__u64(&b, n[i].nr_bits);
+		fbuf__bitmap(&b, n[i].bits, n[i].nr_bits);
+	}
+	return fbuf__commit(&b, fs, PFILE_FEAT_MEM_TOPOLOGY);
+}
+
+int pfile_feat__bpf_none(struct pfile_featset *fs)
+{
+	struct fbuf b = {0};
+	int ret;
+
+	fbuf__u32(&b, 0); /* env->bpf_progs.infos_cnt */
+	ret = fbuf__commit(&b, fs, PFILE_FEAT_BPF_PROG_INFO);
+	if (ret)
+		return ret;
+	memset(&b, 0, sizeof(b));
+	fbuf__u32(&b, 0); /* env->bpf_progs.btfs_cnt */
+	return fbuf__commit(&b, fs, PFILE_FEAT_BPF_BTF);
+}
+
+/* __write_pmu_caps(): u32 nr_caps, {name, value} strings, the PMU's name if @with_name. */
+static void fbuf__pmu_caps(struct fbuf *b, const struct pfile_pmu_caps *p, bool with_name)
+{
+	uint32_t i;
+
+	if ((p->nr_caps && !p->caps) || (with_name && !p->pmu)) {
+		b->err = b->err ? b->err : -EINVAL;
+		return;
+	}
+	fbuf__u32(b, p->nr_caps);
+	for (i = 0; i < p->nr_caps && !b->err; i++) {
+		if (!p->caps[i].name || !p->caps[i].value) {
+			b->err = -EINVAL;
+			return;
+		}
+		fbuf__string(b, p->caps[i].name);
+		fbuf__string(b, p->caps[i].value);
+	}
+	if (with_name)
+		fbuf__string(b, p->pmu);
+}
+
+int pfile_feat__cpu_pmu_caps(struct pfile_featset *fs, const struct pfile_pmu_caps *cpu)
+{
+	struct fbuf b = {0};
+
+	if (!cpu)
+		return -EINVAL;
+	fbuf__pmu_caps(&b, cpu, false);
+	return fbuf__commit(&b, fs, PFILE_FEAT_CPU_PMU_CAPS);
+}
+
+int pfile_feat__pmu_caps(struct pfile_featset *fs, const struct pfile_pmu_caps *p, size_t nr)
+{
+	struct fbuf b = {0};
+	size_t i;
+
+	if (nr > INT32_MAX || (nr && !p))
+		return -EINVAL;
+	fbuf__u32(&b, nr); /* perf's int nr_pmu */
+	for (i = 0; i < nr; i++)
+		fbuf__pmu_caps(&b, &p[i], true);
+	return fbuf__commit(&b, fs, PFILE_FEAT_PMU_CAPS);
+}
+
 /*
  * One entry of the build-id table, as perf 6.1's write_buildid(): a
  * perf_record_header_build_id (type 0, misc = cpumode | BUILD_ID_SIZE,

@@ -386,6 +386,9 @@ static int session__features(struct session *s, struct pfile_featset *fs,
 		ret = evlist__group_desc(&s->evl, fs);
 	if (!ret)
 		ret = tracing_data__feature(fs, ev, s->evl.nr, NULL, s->err, sizeof(s->err));
+	/* No bpf_event records are synthesized: no program or BTF to describe. */
+	if (!ret)
+		ret = pfile_feat__bpf_none(fs);
 	clock_getres(s->o->clockid, &res);
 	if (!ret)
 		ret = pfile_feat__clockid(fs, (uint64_t)res.tv_sec * 1000000000ULL + res.tv_nsec);

@@ -682,35 +682,245 @@ static int pmu_list__add(struct pmu_list *l, const char *devices, const char *na
 	return 0;
 }
 
-/*
- * write_pmu_mappings() walks perf_pmu__scan(), whose list pmu_read_sysfs()
- * fills in readdir() order, unsorted. (A PMU perf looked up by name before
- * its first scan would come first; for perf record's default event the
- * first lookup is that scan, perf_pmu__has_hybrid().) No event_source
- * directory: a count of 0, which perf still writes ("not available").
- */
-static int sysinfo__pmu_mappings(struct sysinfo_ctx *c)
+static void pmu_list__free(struct pmu_list *l)
 {
-	char devices[PATH_MAX];
-	struct pmu_list l = {0};
-	struct dirent *d;
-	DIR *dir;
 	size_t i;
+
+	for (i = 0; i < l->nr; i++)
+		free((char *)l->p[i].name);
+	free(l->p);
+}
+
+/*
+ * perf_pmu__scan()'s list, which pmu_read_sysfs() fills in readdir()
+ * order, unsorted. (A PMU perf looked up by name before its first scan
+ * would come first; for perf record's default event the first lookup is
+ * that scan, perf_pmu__has_hybrid().) No event_source directory: an empty
+ * list. 0 / -ENOMEM.
+ */
+static int pmu_list__scan(struct pmu_list *l, const char *devices)
+{
+	struct dirent *d;
+	DIR *dir = opendir(devices);
 	int ret = 0;
 
-	snprintf(devices, sizeof(devices), "%s/bus/event_source/devices", c->sys);
-	dir = opendir(devices);
 	while (dir && !ret && (d = readdir(dir))) {
 		if (strcmp(d->d_name, ".") && strcmp(d->d_name, ".."))
-			ret = pmu_list__add(&l, devices, d->d_name);
+			ret = pmu_list__add(l, devices, d->d_name);
 	}
 	if (dir)
 		closedir(dir);
+	return ret;
+}
+
+/* ---- CPU_PMU_CAPS and PMU_CAPS ---- */
+
+/*
+ * One capability value as perf_pmu__caps_parse() reads it: the first line
+ * fgets() puts in a 128-byte buffer, its last character dropped (the
+ * newline the kernel ends them with). 0 with *@out malloc'ed, 1 when the
+ * file can't be opened or is empty (perf skips it), -ENOMEM.
+ */
+static int read_cap_value(const char *path, char **out)
+{
+	char value[128];
+	FILE *f = fopen(path, "re");
+	size_t len;
+	int ret = 1;
+
+	*out = NULL;
+	if (!f)
+		return 1;
+	if (fgets(value, sizeof(value), f)) {
+		len = strlen(value);
+		*out = strndup(value, len ? len - 1 : 0);
+		ret = *out ? 0 : -ENOMEM;
+	}
+	fclose(f);
+	return ret;
+}
+
+static void pmu_caps__free(struct pfile_pmu_caps *pc)
+{
+	uint32_t i;
+
+	for (i = 0; i < pc->nr_caps; i++) {
+		free((char *)pc->caps[i].name);
+		free((char *)pc->caps[i].value);
+	}
+	free((void *)pc->caps);
+	memset(pc, 0, sizeof(*pc));
+}
+
+/* Appends {@name, @value}, taking @value. 0 / -ENOMEM. */
+static int pmu_caps__add(struct pfile_pmu_caps *pc, const char *name, char *value)
+{
+	struct pfile_pmu_cap *c = realloc((void *)pc->caps, (pc->nr_caps + 1) * sizeof(*c));
+
+	if (!c) {
+		free(value);
+		return -ENOMEM;
+	}
+	pc->caps = c;
+	c[pc->nr_caps].name = strdup(name);
+	c[pc->nr_caps].value = value;
+	if (!c[pc->nr_caps].name) {
+		free(value);
+		return -ENOMEM;
+	}
+	pc->nr_caps++;
+	return 0;
+}
+
+/* Every readable file of @dir, in readdir() order. 0 / -ENOMEM. */
+static int pmu_caps__read_dir(struct pfile_pmu_caps *pc, DIR *dir, const char *path)
+{
+	char file[PATH_MAX];
+	struct dirent *d;
+	char *value;
+	int ret = 0, n;
+
+	while (!ret && (d = readdir(dir))) {
+		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+			continue;
+		n = snprintf(file, sizeof(file), "%s/%s", path, d->d_name);
+		if (n < 0 || n >= (int)sizeof(file))
+			continue;
+		ret = read_cap_value(file, &value);
+		if (!ret)
+			ret = pmu_caps__add(pc, d->d_name, value);
+		else if (ret == 1)
+			ret = 0;
+	}
+	return ret;
+}
+
+/*
+ * perf_pmu__caps_parse() of PMU @name: 0 with @pc filled (no caps/
+ * directory: no capabilities), 1 when caps/ exists but can't be opened
+ * (perf's -EINVAL), -ENOMEM. @pc->pmu points to @name.
+ */
+static int pmu_caps__read(struct pfile_pmu_caps *pc, const char *devices, const char *name)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	DIR *dir;
+	int ret, n;
+
+	memset(pc, 0, sizeof(*pc));
+	pc->pmu = name;
+	n = snprintf(path, sizeof(path), "%s/%s/caps", devices, name);
+	if (n < 0 || n >= (int)sizeof(path))
+		return 1;
+	if (stat(path, &st) < 0)
+		return 0;
+	dir = opendir(path);
+	if (!dir)
+		return 1;
+	ret = pmu_caps__read_dir(pc, dir, path);
+	closedir(dir);
+	if (ret)
+		pmu_caps__free(pc);
+	return ret;
+}
+
+/*
+ * write_cpu_pmu_caps(): the "cpu" PMU's capabilities, none listed when it
+ * has no caps/ directory; no feature without a "cpu" PMU (hybrid and most
+ * non-x86 machines) or when its caps/ can't be opened.
+ */
+static int sysinfo__cpu_pmu_caps(struct sysinfo_ctx *c, const char *devices,
+				 const struct pmu_list *l)
+{
+	struct pfile_pmu_caps pc;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < l->nr && strcmp(l->p[i].name, "cpu"); i++)
+		;
+	if (i == l->nr)
+		return 0;
+	ret = pmu_caps__read(&pc, devices, "cpu");
+	if (ret)
+		return ret == 1 ? 0 : ret;
+	ret = pfile_feat__cpu_pmu_caps(c->fs, &pc);
+	pmu_caps__free(&pc);
+	return ret;
+}
+
+/* pmu-hybrid.c perf_pmu__is_hybrid(): pmu_list__add() kept "cpu_*" PMUs only when mounted. */
+static bool pmu_is_hybrid(const char *name) { return !strncmp(name, "cpu_", 4); }
+
+/*
+ * The PMUs other than "cpu" with at least one capability, as
+ * write_pmu_caps() lists them: the hybrid ones first
+ * (perf_pmu__for_each_hybrid_pmu()), then the others, each group in scan
+ * order. (perf writes every hybrid PMU in that first loop but counts only
+ * those with capabilities; the kernel gives every hybrid PMU some, so the
+ * two agree and only PMUs with capabilities are kept here.)
+ */
+static int pmu_caps__collect(struct pfile_pmu_caps *out, size_t *nr, const char *devices,
+			     const struct pmu_list *l)
+{
+	size_t i;
+	int pass, ret = 0;
+
+	*nr = 0;
+	for (pass = 0; pass < 2 && !ret; pass++) {
+		for (i = 0; i < l->nr && !ret; i++) {
+			const char *name = l->p[i].name;
+
+			if (!strcmp(name, "cpu") || pmu_is_hybrid(name) != (pass == 0))
+				continue;
+			ret = pmu_caps__read(&out[*nr], devices, name);
+			if (!ret && out[*nr].nr_caps)
+				(*nr)++;
+			else if (ret >= 0)
+				pmu_caps__free(&out[*nr]);
+			ret = ret == 1 ? 0 : ret;
+		}
+	}
+	return ret;
+}
+
+/* write_pmu_caps(): a count of 0 (still written) when no PMU has capabilities. */
+static int sysinfo__pmu_caps(struct sysinfo_ctx *c, const char *devices, const struct pmu_list *l)
+{
+	struct pfile_pmu_caps *out = calloc(l->nr + 1, sizeof(*out));
+	size_t i, nr = 0;
+	int ret = -ENOMEM;
+
+	if (!out)
+		return ret;
+	ret = pmu_caps__collect(out, &nr, devices, l);
+	if (!ret)
+		ret = pfile_feat__pmu_caps(c->fs, out, nr);
+	for (i = 0; i < nr; i++)
+		pmu_caps__free(&out[i]);
+	free(out);
+	return ret;
+}
+
+/*
+ * PMU_MAPPINGS, CPU_PMU_CAPS and PMU_CAPS, all from one PMU scan.
+ * write_pmu_mappings() writes a count of 0 ("not available") when there is
+ * no event_source directory.
+ */
+static int sysinfo__pmus(struct sysinfo_ctx *c)
+{
+	char devices[PATH_MAX];
+	struct pmu_list l = {0};
+	int ret;
+
+	snprintf(devices, sizeof(devices), "%s/bus/event_source/devices", c->sys);
+	ret = pmu_list__scan(&l, devices);
 	if (!ret)
 		ret = pfile_feat__pmu_mappings(c->fs, l.p, l.nr);
-	for (i = 0; i < l.nr; i++)
-		free((char *)l.p[i].name);
-	free(l.p);
+	if (!ret)
+		ret = sysinfo__cpu_pmu_caps(c, devices, &l);
+	if (!ret)
+		ret = sysinfo__pmu_caps(c, devices, &l);
+	pmu_list__free(&l);
 	return ret;
 }
 
@@ -900,6 +1110,148 @@ out_free:
 	return ret;
 }
 
+/* ---- MEM_TOPOLOGY ---- */
+
+#define MAX_MEMORY_NODES 2000 /* header.c: more nodes fail write_mem_topology() */
+/* Ours: a larger memoryN index (a bitmap of 2 MiB) leaves the feature out. */
+#define MAX_MEMORY_BLOCKS (1U << 24)
+
+/* for_each_memory(): an entry named "memory%u" and its index. */
+static bool memory_index(const char *name, unsigned int *idx)
+{
+	return sscanf(name, "memory%u", idx) == 1;
+}
+
+/*
+ * memory_node__read(): the memoryN entries of @dir as a bitmap of N,
+ * highest N + 1 bits long (1 bit when there are none). 0 / -errno.
+ */
+static int mem_node__read_dir(struct pfile_mem_node *n, DIR *dir)
+{
+	unsigned int phys, max = 0;
+	struct dirent *d;
+	uint64_t *bits;
+
+	while ((d = readdir(dir))) {
+		if (memory_index(d->d_name, &phys) && phys > max)
+			max = phys;
+	}
+	if (max >= MAX_MEMORY_BLOCKS)
+		return -E2BIG;
+	n->nr_bits = (uint64_t)max + 1;
+	bits = calloc(n->nr_bits / 64 + 1, sizeof(*bits));
+	if (!bits)
+		return -ENOMEM;
+	rewinddir(dir);
+	while ((d = readdir(dir))) {
+		if (memory_index(d->d_name, &phys) && phys < n->nr_bits)
+			bits[phys / 64] |= 1ULL << (phys % 64);
+	}
+	n->bits = bits;
+	return 0;
+}
+
+static int mem_node__read(struct pfile_mem_node *n, const char *sys, unsigned int node)
+{
+	char path[PATH_MAX];
+	DIR *dir;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/devices/system/node/node%u", sys, node);
+	dir = opendir(path);
+	if (!dir)
+		return -ENOENT;
+	n->node = node;
+	ret = mem_node__read_dir(n, dir);
+	closedir(dir);
+	return ret;
+}
+
+struct mem_nodes {
+	struct pfile_mem_node *n;
+	size_t nr;
+};
+
+static void mem_nodes__free(struct mem_nodes *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nr; i++)
+		free((void *)m->n[i].bits);
+	free(m->n);
+}
+
+/* Reads node@node into a new last entry. 0 / -errno. */
+static int mem_nodes__add(struct mem_nodes *m, const char *sys, unsigned int node)
+{
+	struct pfile_mem_node *n;
+
+	if (m->nr >= MAX_MEMORY_NODES)
+		return -E2BIG;
+	n = realloc(m->n, (m->nr + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	m->n = n;
+	memset(&n[m->nr], 0, sizeof(*n));
+	m->nr++;
+	return mem_node__read(&n[m->nr - 1], sys, node);
+}
+
+/* memory_node__sort(): ascending node number. */
+static int mem_node__cmp(const void *pa, const void *pb)
+{
+	const struct pfile_mem_node *a = pa, *b = pb;
+
+	return (a->node > b->node) - (a->node < b->node);
+}
+
+/* build_mem_topology(): every "node%u" entry of the node directory. 0 / -errno. */
+static int mem_nodes__build(struct mem_nodes *m, const char *sys)
+{
+	char path[PATH_MAX];
+	struct dirent *d;
+	unsigned int node;
+	DIR *dir;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "%s/devices/system/node/", sys);
+	dir = opendir(path);
+	if (!dir)
+		return -ENOENT;
+	while (!ret && (d = readdir(dir))) {
+		if (sscanf(d->d_name, "node%u", &node) == 1)
+			ret = mem_nodes__add(m, sys, node);
+	}
+	closedir(dir);
+	if (!ret)
+		qsort(m->n, m->nr, sizeof(*m->n), mem_node__cmp);
+	return ret;
+}
+
+/*
+ * write_mem_topology(): the memory block size (sysfs__read_xll(), hex) and
+ * each node's blocks. Left out, as perf does, when the block size or a
+ * node directory can't be read.
+ */
+static int sysinfo__mem_topology(struct sysinfo_ctx *c)
+{
+	char *s = read_linef("%s/devices/system/memory/block_size_bytes", c->sys);
+	unsigned long long bsize = s ? strtoull(s, NULL, 16) : ULLONG_MAX;
+	struct mem_nodes m = {0};
+	int ret;
+
+	free(s);
+	if (bsize == ULLONG_MAX)
+		return 0;
+	ret = mem_nodes__build(&m, c->sys);
+	if (!ret)
+		ret = pfile_feat__mem_topology(c->fs, bsize, m.n, m.nr);
+	else if (ret != -ENOMEM)
+		ret = 0;
+	mem_nodes__free(&m);
+	return ret;
+}
+
 int sysinfo__collect(struct pfile_featset *fs, int argc, char *const argv[], const char *sys_root,
 		     const char *proc_root)
 {
@@ -922,8 +1274,10 @@ int sysinfo__collect(struct pfile_featset *fs, int argc, char *const argv[], con
 	if (!ret)
 		ret = sysinfo__numa(&c);
 	if (!ret)
-		ret = sysinfo__pmu_mappings(&c);
+		ret = sysinfo__pmus(&c);
 	if (!ret)
 		ret = sysinfo__cache(&c);
+	if (!ret)
+		ret = sysinfo__mem_topology(&c);
 	return ret;
 }

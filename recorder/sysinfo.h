@@ -2,8 +2,9 @@
 /*
  * Collects the machine description perf record stores as header features
  * (HOSTNAME, OSRELEASE, VERSION, ARCH, NRCPUS, CPUDESC, CPUID, TOTAL_MEM,
- * CMDLINE, CPU_TOPOLOGY, NUMA_TOPOLOGY, PMU_MAPPINGS, CACHE) from uname,
- * /proc and /sys, and encodes them with the pfile_feat__ encoders.
+ * CMDLINE, CPU_TOPOLOGY, NUMA_TOPOLOGY, PMU_MAPPINGS, CACHE, MEM_TOPOLOGY,
+ * CPU_PMU_CAPS, PMU_CAPS) from uname, /proc and /sys, and encodes them with
+ * the pfile_feat__ encoders.
  */
 #ifndef SHARDREC_SYSINFO_H
 #define SHARDREC_SYSINFO_H

@@ -54,3 +54,23 @@ done
 perf_clean "report --header-only" report --header-only -i oursk.data
 grep -qE '^# perf version : 6\.1\.[0-9]+ \(shardrec [0-9.]+\)$' "$TMP/perf.out" ||
 	fail "HEADER_VERSION is not a perf 6.1 version: $(grep 'perf version' "$TMP/perf.out")"
+
+# MEM_TOPOLOGY, BPF_PROG_INFO, BPF_BTF, CPU_PMU_CAPS and PMU_CAPS as perf 6.1
+# writes them: -I prints the memory nodes (print_mem_topology()) and PMU
+# capabilities as for perf's own file, and the same features are missing
+# (compared with a -k file: shardrec always records a clockid).
+feat_lines() {
+	perf_clean "report --header-only -I" report --header-only -I -i "$1"
+	awk '/^# memory nodes \(/ { m = 1; print; next }
+		m && /^#  +[0-9]+ \[/ { print; next } { m = 0 }
+		/^# .* pmu capabilities: / || /^# missing features: / { print }' "$TMP/perf.out"
+}
+"$PERF" record -q -k mono -o perfm.data -- true >/dev/null 2>&1 || fail "perf record -k mono failed"
+"$SHARDREC" record -q -k mono -o oursm.data -- true || fail "shardrec record -k mono failed"
+feat_lines perfm.data >perfm.hdr
+feat_lines oursm.data >oursm.hdr
+grep -q '^# missing features: ' perfm.hdr || { cat perfm.hdr; fail "no missing features line for perf's file"; }
+if [ -r /sys/devices/system/memory/block_size_bytes ]; then
+	grep -q '^# memory nodes (nr ' oursm.hdr || fail "no memory nodes in shardrec's header"
+fi
+diff -u perfm.hdr oursm.hdr || fail "memory nodes / pmu capabilities / missing features differ from perf record's"

@@ -913,6 +913,308 @@ static void test_sysinfo_pmu_cache(void **state)
 	assert_int_equal(unit_rmtree(root), 0);
 }
 
+static void expect_u64(struct expect *e, uint64_t v)
+{
+	assert_true(e->len + 8 <= sizeof(e->b));
+	memcpy(e->b + e->len, &v, 8);
+	e->len += 8;
+}
+
+/* do_write_string() of @s: padded to the next NAME_ALIGN past its NUL. */
+static void expect_name(struct expect *e, const char *s)
+{
+	expect_str(e, s, (strlen(s) + 1 + 63) & ~63U);
+}
+
+/*
+ * write_mem_topology(), write_bpf_prog_info()/write_bpf_btf() with nothing
+ * recorded, write_cpu_pmu_caps() and write_pmu_caps(), byte for byte.
+ */
+static void test_mem_pmu_caps_encoding(void **state)
+{
+	const uint64_t bits0[] = {0xffffffff00ffffffULL, 0x3}; /* 0-23,32-65 */
+	const uint64_t bits1[] = {0x5};			       /* 0,2 */
+	const struct pfile_mem_node nodes[] = {{0, 66, bits0}, {3, 3, bits1}};
+	const struct pfile_mem_node bad = {1, 1, NULL};
+	const struct pfile_pmu_cap cc[] = {{"max_precise", "3"}, {"branches", "32"}};
+	const struct pfile_pmu_cap pt[] = {{"psb_cyc", "1"}};
+	const struct pfile_pmu_caps cpu = {"cpu", cc, 2};
+	const struct pfile_pmu_caps pmus[] = {{"cpu_core", cc, 1}, {"intel_pt", pt, 1}};
+	const struct pfile_pmu_caps noname = {NULL, pt, 1};
+	struct pfile_featset fs = {0};
+	struct expect e = {0};
+
+	(void)state;
+	assert_int_equal(pfile_feat__mem_topology(&fs, 0x8000000, nodes, 2), 0);
+	expect_u64(&e, 1); /* version */
+	expect_u64(&e, 0x8000000);
+	expect_u64(&e, 2);
+	expect_u64(&e, 0);  /* node */
+	expect_u64(&e, 66); /* its bitmap's size ... */
+	expect_u64(&e, 66); /* ... twice: do_write_bitmap() starts with it */
+	expect_u64(&e, bits0[0]);
+	expect_u64(&e, bits0[1]);
+	expect_u64(&e, 3);
+	expect_u64(&e, 3);
+	expect_u64(&e, 3);
+	expect_u64(&e, bits1[0]);
+	assert_int_equal(e.len, 24 + 2 * 24 + 3 * 8);
+	assert_feat_bytes(&fs, PFILE_FEAT_MEM_TOPOLOGY, &e);
+	assert_int_equal(pfile_feat__mem_topology(&fs, 0x8000000, NULL, 0), 0);
+	assert_int_equal(fs.sec[PFILE_FEAT_MEM_TOPOLOGY].size, 24);
+	assert_int_equal(pfile_feat__mem_topology(&fs, 1, &bad, 1), -EINVAL);
+	assert_int_equal(fs.sec[PFILE_FEAT_MEM_TOPOLOGY].size, 24);
+
+	assert_int_equal(pfile_feat__bpf_none(&fs), 0);
+	assert_int_equal(fs.sec[PFILE_FEAT_BPF_PROG_INFO].size, 4);
+	assert_int_equal(get_u32(fs.sec[PFILE_FEAT_BPF_PROG_INFO].data), 0);
+	assert_int_equal(fs.sec[PFILE_FEAT_BPF_BTF].size, 4);
+	assert_int_equal(get_u32(fs.sec[PFILE_FEAT_BPF_BTF].data), 0);
+
+	memset(&e, 0, sizeof(e));
+	assert_int_equal(pfile_feat__cpu_pmu_caps(&fs, &cpu), 0);
+	expect_u32(&e, 2);
+	expect_str(&e, "max_precise", 64);
+	expect_str(&e, "3", 64);
+	expect_str(&e, "branches", 64);
+	expect_str(&e, "32", 64);
+	assert_feat_bytes(&fs, PFILE_FEAT_CPU_PMU_CAPS, &e); /* no PMU name */
+
+	memset(&e, 0, sizeof(e));
+	assert_int_equal(pfile_feat__pmu_caps(&fs, pmus, 2), 0);
+	expect_u32(&e, 2);
+	expect_u32(&e, 1);
+	expect_str(&e, "max_precise", 64);
+	expect_str(&e, "3", 64);
+	expect_str(&e, "cpu_core", 64);
+	expect_u32(&e, 1);
+	expect_str(&e, "psb_cyc", 64);
+	expect_str(&e, "1", 64);
+	expect_str(&e, "intel_pt", 64);
+	assert_feat_bytes(&fs, PFILE_FEAT_PMU_CAPS, &e);
+	assert_int_equal(pfile_feat__pmu_caps(&fs, &noname, 1), -EINVAL);
+	assert_int_equal(pfile_feat__pmu_caps(&fs, NULL, 0), 0);
+	assert_int_equal(fs.sec[PFILE_FEAT_PMU_CAPS].size, 4);
+	assert_int_equal(get_u32(fs.sec[PFILE_FEAT_PMU_CAPS].data), 0);
+	pfile_featset__release(&fs);
+}
+
+/*
+ * MEM_TOPOLOGY from a fake /sys: nodes in ascending number whatever the
+ * readdir() order, each node's memoryN entries as a bitmap as long as its
+ * highest N + 1 (node1's 130 bits: 3 words), other entries ignored.
+ */
+static void test_sysinfo_mem_topology(void **state)
+{
+	char root[] = "/tmp/test_pfile_mem.XXXXXX", sys[64];
+	static const unsigned int n0[] = {0, 1, 2, 5}, n1[] = {3, 4, 129};
+	struct pfile_featset fs = {0};
+	struct expect e = {0};
+	char rel[128];
+	size_t i;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	snprintf(sys, sizeof(sys), "%s/sys", root);
+	unit_put_file(sys, "devices/system/memory/block_size_bytes", "8000000\n");
+	for (i = 0; i < 4; i++) {
+		snprintf(rel, sizeof(rel), "devices/system/node/node0/memory%u/online", n0[i]);
+		unit_put_file(sys, rel, "1\n");
+	}
+	for (i = 0; i < 3; i++) {
+		snprintf(rel, sizeof(rel), "devices/system/node/node1/memory%u", n1[i]);
+		unit_put_file(sys, rel, "%s", "");
+	}
+	unit_put_file(sys, "devices/system/node/node0/memory_failure/x", "%s", "");
+	unit_put_file(sys, "devices/system/node/node0/meminfo", "%s", "");
+	unit_put_file(sys, "devices/system/node/online", "0-1\n");
+	unit_put_file(sys, "devices/system/node/has_memory", "0-1\n");
+
+	assert_int_equal(sysinfo__collect(&fs, 0, NULL, sys, root), 0);
+	expect_u64(&e, 1);
+	expect_u64(&e, 0x8000000);
+	expect_u64(&e, 2);
+	expect_u64(&e, 0);
+	expect_u64(&e, 6);
+	expect_u64(&e, 6);
+	expect_u64(&e, 0x27);
+	expect_u64(&e, 1);
+	expect_u64(&e, 130);
+	expect_u64(&e, 130);
+	expect_u64(&e, 0x18);
+	expect_u64(&e, 0);
+	expect_u64(&e, 2);
+	assert_feat_bytes(&fs, PFILE_FEAT_MEM_TOPOLOGY, &e);
+	pfile_featset__release(&fs);
+
+	/* a node directory that can't be opened fails perf's write: no feature */
+	unit_put_file(sys, "devices/system/node/node2", "%s", "");
+	assert_int_equal(sysinfo__collect(&fs, 0, NULL, sys, root), 0);
+	assert_false(pfile_featset__has(&fs, PFILE_FEAT_MEM_TOPOLOGY));
+	pfile_featset__release(&fs);
+	/* so does a missing or empty block size */
+	snprintf(rel, sizeof(rel), "%s/devices/system/node/node2", sys);
+	assert_int_equal(unlink(rel), 0);
+	unit_put_file(sys, "devices/system/memory/block_size_bytes", "%s", "");
+	assert_int_equal(sysinfo__collect(&fs, 0, NULL, sys, root), 0);
+	assert_false(pfile_featset__has(&fs, PFILE_FEAT_MEM_TOPOLOGY));
+	pfile_featset__release(&fs);
+	assert_int_equal(unit_rmtree(root), 0);
+}
+
+/* A fake PMU capability file and the value perf_pmu__caps_parse() reads from it. */
+struct fake_cap {
+	const char *pmu, *file, *content, *value; /* value NULL: perf skips the file */
+};
+
+static const struct fake_cap *fake_cap_find(const struct fake_cap *c, size_t nr, const char *pmu,
+					    const char *file)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		if (!strcmp(c[i].pmu, pmu) && !strcmp(c[i].file, file))
+			return &c[i];
+	}
+	fail_msg("unexpected cap file %s/%s", pmu, file);
+	return NULL;
+}
+
+/*
+ * __write_pmu_caps() of @pmu into @e: nr_caps, the pairs in the caps/
+ * directory's readdir() order (read back here: it depends on the file
+ * system), then the name if @with_name. Returns nr_caps.
+ */
+static uint32_t expect_pmu_caps(struct expect *e, const char *sys, const char *pmu,
+				const struct fake_cap *c, size_t nr, bool with_name)
+{
+	char path[256];
+	size_t at = e->len;
+	struct dirent *d;
+	uint32_t n = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "%s/bus/event_source/devices/%s/caps", sys, pmu);
+	dir = opendir(path);
+	assert_non_null(dir);
+	expect_u32(e, 0); /* patched below */
+	while ((d = readdir(dir))) {
+		const struct fake_cap *f;
+
+		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+			continue;
+		f = fake_cap_find(c, nr, pmu, d->d_name);
+		if (!f->value)
+			continue;
+		expect_name(e, f->file);
+		expect_name(e, f->value);
+		n++;
+	}
+	closedir(dir);
+	memcpy(e->b + at, &n, 4);
+	if (with_name)
+		expect_name(e, pmu);
+	return n;
+}
+
+/* @pmus' entries of @devices that exist, in its readdir() order. */
+static size_t readdir_order(const char *devices, const char *const *pmus, size_t nr,
+			    const char **out)
+{
+	struct dirent *d;
+	size_t i, n = 0;
+	DIR *dir = opendir(devices);
+
+	assert_non_null(dir);
+	while ((d = readdir(dir))) {
+		for (i = 0; i < nr; i++) {
+			if (!strcmp(d->d_name, pmus[i]))
+				out[n++] = pmus[i];
+		}
+	}
+	closedir(dir);
+	return n;
+}
+
+/*
+ * CPU_PMU_CAPS and PMU_CAPS from a fake /sys: the "cpu" PMU only in the
+ * former; in the latter the hybrid "cpu_*" PMUs first, then the others with
+ * capabilities, each group in scan order. Values as fgets() into 128 bytes
+ * with the last character dropped; empty files skipped; a PMU whose caps/
+ * is empty, can't be opened or is absent is not listed.
+ */
+static void test_sysinfo_pmu_caps(void **state)
+{
+	char root[] = "/tmp/test_pfile_caps.XXXXXX", sys[64], devices[128], rel[192];
+	char long_line[201], long_value[127];
+	const struct fake_cap caps[] = {
+	    {"cpu", "max_precise", "3\n", "3"},
+	    {"cpu", "branches", "32\n", "32"},
+	    {"cpu_core", "pmu_name", "alderlake_hybrid\n", "alderlake_hybrid"},
+	    {"cpu_atom", "pmu_name", "gracemont\n", "gracemont"},
+	    {"intel_pt", "psb_cyc", "1\n", "1"},
+	    {"intel_pt", "no_newline", "abc", "ab"},
+	    {"intel_pt", "two_lines", "x\ny\n", "x"},
+	    {"intel_pt", "empty", "", NULL},
+	    {"intel_pt", "long", long_line, long_value},
+	};
+	static const char *const order[] = {"cpu_core", "cpu_atom", "intel_pt", "cpu",
+					    "msr", "power", "uncore"};
+	const char *seen[7];
+	struct pfile_featset fs = {0};
+	struct expect e = {0};
+	uint32_t nr = 0;
+	size_t i, n;
+	int pass;
+
+	(void)state;
+	memset(long_line, 'x', 199);
+	long_line[199] = '\n';
+	long_line[200] = '\0';
+	memset(long_value, 'x', 126);
+	long_value[126] = '\0';
+	assert_non_null(mkdtemp(root));
+	snprintf(sys, sizeof(sys), "%s/sys", root);
+	snprintf(devices, sizeof(devices), "%s/bus/event_source/devices", sys);
+	for (i = 0; i < 7; i++) {
+		snprintf(rel, sizeof(rel), "bus/event_source/devices/%s/type", order[i]);
+		unit_put_file(sys, rel, "%zu\n", i + 4);
+		snprintf(rel, sizeof(rel), "bus/event_source/devices/%s/cpus", order[i]);
+		unit_put_file(sys, rel, "0-1\n");
+	}
+	for (i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+		snprintf(rel, sizeof(rel), "bus/event_source/devices/%s/caps/%s", caps[i].pmu,
+			 caps[i].file);
+		unit_put_file(sys, rel, "%s", caps[i].content);
+	}
+	unit_put_file(sys, "bus/event_source/devices/power/caps/.keep", "%s", ""); /* see below */
+	snprintf(rel, sizeof(rel), "%s/power/caps/.keep", devices);
+	assert_int_equal(unlink(rel), 0); /* power: an empty caps/ */
+	unit_put_file(sys, "bus/event_source/devices/uncore/caps", "not a dir\n");
+
+	assert_int_equal(sysinfo__collect(&fs, 0, NULL, sys, root), 0);
+	expect_pmu_caps(&e, sys, "cpu", caps, 9, false);
+	assert_feat_bytes(&fs, PFILE_FEAT_CPU_PMU_CAPS, &e);
+
+	memset(&e, 0, sizeof(e));
+	n = readdir_order(devices, order, 7, seen);
+	assert_int_equal(n, 7);
+	expect_u32(&e, 3);
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < n; i++) {
+			bool hybrid = !strncmp(seen[i], "cpu_", 4);
+			bool listed = hybrid || !strcmp(seen[i], "intel_pt");
+
+			if (listed && hybrid == (pass == 0))
+				nr += expect_pmu_caps(&e, sys, seen[i], caps, 9, true) > 0;
+		}
+	}
+	assert_int_equal(nr, 3);
+	assert_feat_bytes(&fs, PFILE_FEAT_PMU_CAPS, &e);
+	pfile_featset__release(&fs);
+	assert_int_equal(unit_rmtree(root), 0);
+}
+
 static void put_hdr(unsigned char *p, uint32_t type, uint16_t size)
 {
 	struct perf_event_header h = {.type = type, .size = size};
@@ -1045,6 +1347,12 @@ static void test_sysinfo_fake_root(void **state)
 	assert_int_equal(fs.sec[PFILE_FEAT_CACHE].size, 8);
 	assert_int_equal(get_u32(p), 1);
 	assert_int_equal(get_u32(p + 4), 0);
+	/* no "cpu" PMU: no CPU_PMU_CAPS; PMU_CAPS still written, count 0 */
+	assert_false(pfile_featset__has(&fs, PFILE_FEAT_CPU_PMU_CAPS));
+	assert_int_equal(fs.sec[PFILE_FEAT_PMU_CAPS].size, 4);
+	assert_int_equal(get_u32(fs.sec[PFILE_FEAT_PMU_CAPS].data), 0);
+	/* no memory block size: perf's write_mem_topology() fails, no feature */
+	assert_false(pfile_featset__has(&fs, PFILE_FEAT_MEM_TOPOLOGY));
 	pfile_featset__release(&fs);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
 	assert_int_equal(system(cmd), 0);
@@ -1059,6 +1367,8 @@ int main(void)
 	    cmocka_unit_test(test_open_malformed),    cmocka_unit_test(test_reader),
 	    cmocka_unit_test(test_sysinfo_fake_root), cmocka_unit_test(test_pmu_cache_encoding),
 	    cmocka_unit_test(test_sysinfo_pmu_cache), cmocka_unit_test(test_group_desc_encoding),
+	    cmocka_unit_test(test_mem_pmu_caps_encoding), cmocka_unit_test(test_sysinfo_mem_topology),
+	    cmocka_unit_test(test_sysinfo_pmu_caps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
