@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "recorder/evlist.h"
+#include "recorder/log.h"
 #include "recorder/sample_config.h"
 
 #include <errno.h>
@@ -293,6 +294,38 @@ static int evsel__open_all(struct evlist *l, size_t e, char *err, size_t errlen)
 	return 0;
 }
 
+/* Closes event @e's fds and forgets their ids, to open it again. */
+static void evsel__close_fds(struct evlist *l, size_t e)
+{
+	size_t slots = l->nr_cpus * l->nr_threads;
+
+	for (size_t k = 0; k < slots; k++) {
+		int *fd = &l->fds[e * slots + k];
+
+		if (*fd >= 0)
+			close(*fd);
+		*fd = -1;
+	}
+	memset(l->evsel[e].ids, 0, slots * sizeof(uint64_t));
+	l->evsel[e].nr_ids = 0;
+}
+
+/*
+ * perf's evsel__fallback() on the open error @ret of event @e: cycles
+ * without a hardware PMU becomes cpu-clock, with perf's warning. True when
+ * @e is to be opened again.
+ */
+static bool evlist__fallback(struct evlist *l, size_t e, int ret)
+{
+	char msg[256];
+
+	if (!evparse__fallback(&l->evsel[e].ev, ret, msg, sizeof(msg)))
+		return false;
+	pr_warn("%s", msg);
+	evsel__close_fds(l, e);
+	return true;
+}
+
 /*
  * evlist__reset_weak_group(): the kernel refused a member of a W group
  * (EINVAL, or EBADF), so close the group and make its events independent;
@@ -301,22 +334,14 @@ static int evsel__open_all(struct evlist *l, size_t e, char *err, size_t errlen)
  */
 static size_t evlist__reset_weak_group(struct evlist *l, size_t e)
 {
-	size_t lead = e - l->evsel[e].ev.group_idx, slots = l->nr_cpus * l->nr_threads;
+	size_t lead = e - l->evsel[e].ev.group_idx;
 	struct evparse_event *leader = &l->evsel[lead].ev;
 	size_t end = lead + leader->nr_members;
 
 	for (size_t i = lead; i < end; i++) {
 		struct evparse_event *ev = &l->evsel[i].ev;
 
-		for (size_t k = 0; k < slots; k++) {
-			int *fd = &l->fds[i * slots + k];
-
-			if (*fd >= 0)
-				close(*fd);
-			*fd = -1;
-		}
-		memset(l->evsel[i].ids, 0, slots * sizeof(uint64_t));
-		l->evsel[i].nr_ids = 0;
+		evsel__close_fds(l, i);
 		ev->group_idx = 0;
 		ev->nr_members = 0;
 		ev->attr.disabled = leader->attr.disabled;
@@ -350,6 +375,11 @@ int evlist__open(struct evlist *l, char *err, size_t errlen)
 
 		if (!ret) {
 			e++;
+			continue;
+		}
+		if (evlist__fallback(l, e, ret)) {
+			if (errlen)
+				err[0] = '\0';
 			continue;
 		}
 		if (!evlist__weak_retry(l, e, ret))
