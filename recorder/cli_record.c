@@ -82,7 +82,8 @@ static const char usage[] =
 	"      --keep-shards         keep FILE.shards/ after the merge\n"
 	"  -z, --compression-level[=N]\n"
 	"                            zstd-compress in the writers (PERF_RECORD_COMPRESSED),\n"
-	"                            level 1..22; -z alone means 1\n"
+	"                            level 1..22 (-z3 or --compression-level=3);\n"
+	"                            -z alone means 1\n"
 	"  -B, --no-buildid          do not collect build ids\n"
 	"  -N, --no-buildid-cache    accepted for perf compatibility (no cache)\n"
 	"      --max-size SIZE       stop when the shards exceed SIZE (B/K/M/G)\n"
@@ -311,7 +312,7 @@ static int record_opts__apply(struct record_opts *o, int c, const char *arg, cha
 	case OPT_THREADS: o->threads = arg ? arg : "cpu"; break;
 	case OPT_KEEP_SHARDS: o->keep_shards = true; break;
 	case 'B': o->no_buildid = true; break;
-	case 'z': o->zlevel = 1; break;
+	case 'z': /* -z3 as perf's parse-options takes an attached optional value */
 	case OPT_COMP_LEVEL:
 		if (!arg) {
 			o->zlevel = 1;
@@ -319,7 +320,7 @@ static int record_opts__apply(struct record_opts *o, int c, const char *arg, cha
 		}
 		o->zlevel = atoi(arg);
 		if (o->zlevel < 1 || o->zlevel > 22 || strspn(arg, "0123456789") != strlen(arg))
-			BAD("--compression-level: '%s' is not a level from 1 to 22", arg);
+			BAD("-z/--compression-level: '%s' is not a level from 1 to 22", arg);
 		break;
 	case OPT_DRY_RUN: o->dry_run = true; break;
 	case OPT_TOPO_XML: o->topology_xml = arg; break;
@@ -378,7 +379,7 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv, char *err, 
 	optind = 1;
 	opterr = 0;
 	/* '+': stop at the first non-option, the workload's argv[0]. */
-	while ((c = getopt_long(argc, argv, "+aC:p:t:e:F:c:gTk:o:m:BvqhNRdPiI::D:G:u:zS::", longopts,
+	while ((c = getopt_long(argc, argv, "+aC:p:t:e:F:c:gTk:o:m:BvqhNRdPiI::D:G:u:z::S::", longopts,
 				NULL)) != -1) {
 		if (c == 'h')
 			return 1;

@@ -19,17 +19,32 @@ static int perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int gr
 	return syscall(SYS_perf_event_open, a, pid, cpu, group, flags);
 }
 
-static uint64_t max_sample_rate(void)
+/* /proc/sys/kernel/@name, or @def when it cannot be read. */
+static uint64_t kernel_sysctl(const char *name, uint64_t def)
 {
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
-	unsigned long long v = DEFAULT_FREQ;
+	char path[128];
+	unsigned long long v = def;
+	FILE *f;
 
+	snprintf(path, sizeof(path), "/proc/sys/kernel/%s", name);
+	f = fopen(path, "re");
 	if (f) {
 		if (fscanf(f, "%llu", &v) != 1)
-			v = DEFAULT_FREQ;
+			v = def;
 		fclose(f);
 	}
 	return v;
+}
+
+/*
+ * --call-graph fp,N: perf keeps N only below kernel.perf_event_max_stack
+ * (the kernel refuses more); otherwise the kernel's limit applies.
+ */
+static uint16_t max_stack(const struct record_opts *o)
+{
+	if (!o->callgraph_fp || !o->max_stack || o->max_stack > UINT16_MAX)
+		return 0;
+	return o->max_stack < kernel_sysctl("perf_event_max_stack", 127) ? o->max_stack : 0;
 }
 
 static uint64_t sample_type(const struct record_opts *o)
@@ -55,9 +70,12 @@ static void set_rate(struct perf_event_attr *a, const struct evparse_event *ev,
 		a->freq = 0;
 	} else if (ev->tracepoint && !o->freq && !o->freq_max) {
 		a->sample_period = 1; /* perf samples every tracepoint hit */
+	} else if (o->freq_max) {
+		a->freq = 1;
+		a->sample_freq = kernel_sysctl("perf_event_max_sample_rate", DEFAULT_FREQ);
 	} else {
 		a->freq = 1;
-		a->sample_freq = o->freq_max ? max_sample_rate() : o->freq ? o->freq : DEFAULT_FREQ;
+		a->sample_freq = o->freq ? o->freq : DEFAULT_FREQ;
 	}
 }
 
@@ -85,6 +103,7 @@ static void configure_attr(struct evsel *e, const struct record_opts *o, bool fi
 	a->watermark = 1;
 	a->wakeup_watermark = ring_bytes / 4;
 	set_rate(a, &e->ev, o);
+	a->sample_max_stack = max_stack(o);
 	if (first) {
 		a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 1;
 		a->sample_id_all = 1;

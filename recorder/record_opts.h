@@ -34,7 +34,8 @@ struct record_opts {
 	uint64_t freq;       /* -F, 0 = unset */
 	bool freq_max;       /* -F max */
 	uint64_t period;     /* -c, 0 = unset */
-	bool callgraph_fp;   /* -g / --call-graph fp */
+	bool callgraph_fp;   /* -g / --call-graph fp[,N] */
+	uint32_t max_stack;  /* --call-graph fp,N: attr.sample_max_stack, 0 = the kernel's */
 	bool sample_cpu;     /* --sample-cpu */
 	size_t mmap_pages;   /* -m, data pages per CPU ring */
 	size_t aux_pages;    /* -m DATA,AUX: AUX area pages per CPU for AUX events, 0 = default */
