@@ -353,8 +353,6 @@ static int record_opts__check(struct record_opts *o, char *err, size_t errlen)
 		BAD("--all-user and --all-kernel exclude each other");
 	if (o->cgroup && !o->system_wide && !o->cpu_list)
 		BAD("-G/--cgroup needs per-CPU events: add -a or -C");
-	if ((o->pid_list || o->tid_list || o->uid) && o->argc)
-		BAD("-p/-t/-u attach to running tasks: drop the command, or drop -p/-t/-u");
 	if (!targets && !o->argc && !o->dry_run)
 		BAD("nothing to record: give a command, -a, -C, -p or -t (see --help)");
 	if (o->freq && o->period)
@@ -397,6 +395,12 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv, char *err, 
 	o->argc = argc - optind;
 	o->argv = argv + optind;
 	return record_opts__check(o, err, errlen);
+}
+
+bool record_opts__command_is_target(const struct record_opts *o)
+{
+	return o->argc && !o->system_wide && !o->cpu_list && !o->pid_list && !o->tid_list &&
+	       !o->uid;
 }
 
 void record_opts__release(struct record_opts *o)

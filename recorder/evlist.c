@@ -97,7 +97,7 @@ static void configure_attr(struct evsel *e, const struct record_opts *o, bool fi
 	 * scheduling follows the leader.
 	 */
 	a->disabled = !e->ev.group_idx;
-	a->enable_on_exec = !e->ev.group_idx && task && o->argc;
+	a->enable_on_exec = !e->ev.group_idx && record_opts__command_is_target(o);
 	a->inherit = task && !o->tid_list;
 	/* Wake the writer at a quarter ring: three quarters left for its latency. */
 	a->watermark = 1;

@@ -90,6 +90,11 @@ struct record_opts {
  */
 int record_opts__parse(struct record_opts *o, int argc, char **argv, char *err, size_t errlen);
 void record_opts__release(struct record_opts *o);
+/*
+ * True when the command is what is recorded (no -a, -C, -p, -t or -u): its
+ * events enable on exec. Otherwise a command only bounds the recording.
+ */
+bool record_opts__command_is_target(const struct record_opts *o);
 /* The record usage text. */
 const char *record_opts__usage(void);
 
