@@ -353,7 +353,7 @@ wait "$tgt" "$upid" 2>/dev/null || true
 
 # The targets end first: so does the recording, and the command gets
 # SIGTERM (exit 143), as with perf.
-"$M" -t 1 -s 0.5 >/dev/null &
+"$M" -t 1 -s 3 >/dev/null &
 short=$!
 sleep 0.2
 t0=$(date +%s.%N)
