@@ -869,8 +869,9 @@ static int pmu__event(struct evparse_ctx *ctx, const char *text, const char *pmu
 		goto out_free;
 	}
 	ret = file__read_u64(type_path, &type);
+	/* A PMU this machine lacks, not a misspelling: -ENODEV (the CLI exits 1, not 2). */
 	if (ret && aux_pmu__type(pmu) != AUX_TYPE_UNKNOWN) {
-		ret = ctx__error(ctx, -ENOENT,
+		ret = ctx__error(ctx, -ENODEV,
 				 "AUX area PMU '%s' not present on this machine (no %s in sysfs): "
 				 "cannot record '%s'", pmu, tc.pmu_dir, text);
 		goto out_free;
