@@ -70,22 +70,40 @@ static int dwarf_size(const char *s, uint32_t *size, char *err, size_t errlen)
 	return 0;
 }
 
+/* perf's fp,N (parse_callchain_record): N frames at most, 0 = the kernel's limit. */
+static int fp_max_stack(const char *s, uint32_t *max_stack, char *err, size_t errlen)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end || !*s || *s == '-' || v > UINT32_MAX) {
+		snprintf(err, errlen, "--call-graph fp,%s: the maximum stack depth must be a number",
+			 s);
+		return -EINVAL;
+	}
+	*max_stack = v;
+	return 0;
+}
+
 int callchain__parse(const char *spec, enum callchain_mode *mode, uint32_t *size, char *err,
 		     size_t errlen)
 {
 	const char *comma = strchr(spec, ',');
 	size_t len = comma ? (size_t)(comma - spec) : strlen(spec);
 
-	if (len == 2 && !strncmp(spec, "fp", 2) && !comma) {
+	if (len == 2 && !strncmp(spec, "fp", 2)) {
 		*mode = CALLCHAIN_FP;
-		return 0;
+		*size = 0;
+		return comma ? fp_max_stack(comma + 1, size, err, errlen) : 0;
 	}
 	if (len == 5 && !strncmp(spec, "dwarf", 5)) {
 		*mode = CALLCHAIN_DWARF;
 		*size = CALLCHAIN_DWARF_DEFAULT;
 		return comma ? dwarf_size(comma + 1, size, err, errlen) : 0;
 	}
-	snprintf(err, errlen, "--call-graph: '%s' is not supported (use fp or dwarf[,size]%s)",
+	snprintf(err, errlen, "--call-graph: '%s' is not supported (use fp[,N] or dwarf[,size]%s)",
 		 spec, strncmp(spec, "lbr", 3) ? "" : "; lbr needs a hardware PMU");
 	return -EINVAL;
 }

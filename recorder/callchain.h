@@ -22,12 +22,13 @@ enum callchain_mode {
 };
 
 /*
- * Parses a --call-graph value: "fp", "dwarf" or "dwarf,SIZE" (SIZE rounded up
- * to 8 bytes, 8..65528). Sets *@mode and *@dwarf_size. 0 / -EINVAL with one
- * line in @err.
+ * Parses a --call-graph value: "fp", "fp,N", "dwarf" or "dwarf,SIZE". Sets
+ * *@mode and *@size: for dwarf the user stack bytes (SIZE rounded up to 8
+ * bytes, 8..65528), for fp the maximum stack depth N (perf's max_stack,
+ * 0 = the kernel's limit). 0 / -EINVAL with one line in @err.
  */
-int callchain__parse(const char *spec, enum callchain_mode *mode, uint32_t *dwarf_size,
-		     char *err, size_t errlen);
+int callchain__parse(const char *spec, enum callchain_mode *mode, uint32_t *size, char *err,
+		     size_t errlen);
 
 /*
  * Parses a register list ("IP,SP,BP", case-insensitive) into a

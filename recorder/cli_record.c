@@ -38,17 +38,20 @@ static const char usage[] =
 	"Record perf events with one writer thread per CPU group, then merge the\n"
 	"shards into one perf.data that stock perf reads.\n"
 	"\n"
-	"Target (default: the command only):\n"
+	"Target (default: the command only; with a target, the command only says\n"
+	"how long to record: until it exits, as perf):\n"
 	"  -a, --all-cpus            system-wide on all CPUs\n"
 	"  -C, --cpu LIST            system-wide on the listed CPUs (e.g. 0-3,8)\n"
 	"  -p, --pid PIDS            attach to existing processes (comma list)\n"
 	"  -t, --tid TIDS            attach to existing threads (comma list)\n"
 	"Events:\n"
-	"  -e, --event LIST          events, perf syntax (default cpu-clock at 4000 Hz)\n"
+	"  -e, --event LIST          events, perf syntax (default cpu-clock at 4000 Hz;\n"
+	"                            cycles without a hardware PMU: cpu-clock)\n"
 	"  -F, --freq N|max          sampling frequency in Hz\n"
 	"  -c, --count N             sampling period (events per sample)\n"
 	"  -g                        frame-pointer call graphs\n"
-	"      --call-graph MODE     fp, or dwarf[,SIZE]: user stack copies of SIZE\n"
+	"      --call-graph MODE     fp[,N]: at most N frames (attr.sample_max_stack),\n"
+	"                            or dwarf[,SIZE]: user stack copies of SIZE\n"
 	"                            bytes (default 8192) unwound by perf report\n"
 	"      --user-regs[=REGS]    sample these user registers (e.g. IP,SP,BP;\n"
 	"                            default all)\n"
@@ -83,7 +86,8 @@ static const char usage[] =
 	"      --keep-shards         keep FILE.shards/ after the merge\n"
 	"  -z, --compression-level[=N]\n"
 	"                            zstd-compress in the writers (PERF_RECORD_COMPRESSED),\n"
-	"                            level 1..22; -z alone means 1\n"
+	"                            level 1..22 (-z3 or --compression-level=3);\n"
+	"                            -z alone means 1\n"
 	"  -B, --no-buildid          do not collect build ids\n"
 	"  -N, --no-buildid-cache    accepted for perf compatibility (no cache)\n"
 	"      --max-size SIZE       stop when the shards exceed SIZE (B/K/M/G)\n"
@@ -334,7 +338,7 @@ static int record_opts__apply(struct record_opts *o, int c, const char *arg, cha
 	case OPT_THREADS: o->threads = arg ? arg : "cpu"; break;
 	case OPT_KEEP_SHARDS: o->keep_shards = true; break;
 	case 'B': o->no_buildid = true; break;
-	case 'z': o->zlevel = 1; break;
+	case 'z': /* -z3 as perf's parse-options takes an attached optional value */
 	case OPT_COMP_LEVEL:
 		if (!arg) {
 			o->zlevel = 1;
@@ -342,7 +346,7 @@ static int record_opts__apply(struct record_opts *o, int c, const char *arg, cha
 		}
 		o->zlevel = atoi(arg);
 		if (o->zlevel < 1 || o->zlevel > 22 || strspn(arg, "0123456789") != strlen(arg))
-			BAD("--compression-level: '%s' is not a level from 1 to 22", arg);
+			BAD("-z/--compression-level: '%s' is not a level from 1 to 22", arg);
 		break;
 	case OPT_DRY_RUN: o->dry_run = true; break;
 	case OPT_TOPO_XML: o->topology_xml = arg; break;
@@ -381,8 +385,6 @@ static int record_opts__check(struct record_opts *o, char *err, size_t errlen)
 		BAD("--all-user and --all-kernel exclude each other");
 	if (o->cgroup && !o->system_wide && !o->cpu_list)
 		BAD("-G/--cgroup needs per-CPU events: add -a or -C");
-	if ((o->pid_list || o->tid_list || o->uid) && o->argc)
-		BAD("-p/-t/-u attach to running tasks: drop the command, or drop -p/-t/-u");
 	if (!targets && !o->argc && !o->dry_run)
 		BAD("nothing to record: give a command, -a, -C, -p or -t (see --help)");
 	if (o->freq && o->period)
@@ -408,7 +410,7 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv, char *err, 
 	optind = 1;
 	opterr = 0;
 	/* '+': stop at the first non-option, the workload's argv[0]. */
-	while ((c = getopt_long(argc, argv, "+aC:p:t:e:F:c:gTk:o:m:BvqhNRdPiI::D:G:u:zS::r:", longopts,
+	while ((c = getopt_long(argc, argv, "+aC:p:t:e:F:c:gTk:o:m:BvqhNRdPiI::D:G:u:z::S::r:", longopts,
 				NULL)) != -1) {
 		if (c == 'h')
 			return 1;
@@ -426,6 +428,12 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv, char *err, 
 	o->argc = argc - optind;
 	o->argv = argv + optind;
 	return record_opts__check(o, err, errlen);
+}
+
+bool record_opts__command_is_target(const struct record_opts *o)
+{
+	return o->argc && !o->system_wide && !o->cpu_list && !o->pid_list && !o->tid_list &&
+	       !o->uid;
 }
 
 void record_opts__release(struct record_opts *o)

@@ -18,7 +18,8 @@ static int call_graph(struct record_opts *o, const char *arg, char *err, size_t 
 	/* The last call-graph option wins, as in perf. */
 	o->callgraph_fp = mode == CALLCHAIN_FP;
 	o->callgraph_dwarf = mode == CALLCHAIN_DWARF;
-	o->dwarf_size = size;
+	o->dwarf_size = mode == CALLCHAIN_DWARF ? size : 0;
+	o->max_stack = mode == CALLCHAIN_FP ? size : 0;
 	return 0;
 }
 

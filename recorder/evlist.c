@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "recorder/evlist.h"
+#include "recorder/log.h"
 #include "recorder/sample_config.h"
 
 #include <errno.h>
@@ -18,17 +19,32 @@ static int perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int gr
 	return syscall(SYS_perf_event_open, a, pid, cpu, group, flags);
 }
 
-static uint64_t max_sample_rate(void)
+/* /proc/sys/kernel/@name, or @def when it cannot be read. */
+static uint64_t kernel_sysctl(const char *name, uint64_t def)
 {
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
-	unsigned long long v = DEFAULT_FREQ;
+	char path[128];
+	unsigned long long v = def;
+	FILE *f;
 
+	snprintf(path, sizeof(path), "/proc/sys/kernel/%s", name);
+	f = fopen(path, "re");
 	if (f) {
 		if (fscanf(f, "%llu", &v) != 1)
-			v = DEFAULT_FREQ;
+			v = def;
 		fclose(f);
 	}
 	return v;
+}
+
+/*
+ * --call-graph fp,N: perf keeps N only below kernel.perf_event_max_stack
+ * (the kernel refuses more); otherwise the kernel's limit applies.
+ */
+static uint16_t max_stack(const struct record_opts *o)
+{
+	if (!o->callgraph_fp || !o->max_stack || o->max_stack > UINT16_MAX)
+		return 0;
+	return o->max_stack < kernel_sysctl("perf_event_max_stack", 127) ? o->max_stack : 0;
 }
 
 static uint64_t sample_type(const struct record_opts *o)
@@ -54,9 +70,12 @@ static void set_rate(struct perf_event_attr *a, const struct evparse_event *ev,
 		a->freq = 0;
 	} else if (ev->tracepoint && !o->freq && !o->freq_max) {
 		a->sample_period = 1; /* perf samples every tracepoint hit */
+	} else if (o->freq_max) {
+		a->freq = 1;
+		a->sample_freq = kernel_sysctl("perf_event_max_sample_rate", DEFAULT_FREQ);
 	} else {
 		a->freq = 1;
-		a->sample_freq = o->freq_max ? max_sample_rate() : o->freq ? o->freq : DEFAULT_FREQ;
+		a->sample_freq = o->freq ? o->freq : DEFAULT_FREQ;
 	}
 }
 
@@ -78,12 +97,13 @@ static void configure_attr(struct evsel *e, const struct record_opts *o, bool fi
 	 * scheduling follows the leader.
 	 */
 	a->disabled = !e->ev.group_idx;
-	a->enable_on_exec = !e->ev.group_idx && task && o->argc;
+	a->enable_on_exec = !e->ev.group_idx && record_opts__command_is_target(o);
 	a->inherit = task && !o->tid_list;
 	/* Wake the writer at a quarter ring: three quarters left for its latency. */
 	a->watermark = 1;
 	a->wakeup_watermark = ring_bytes / 4;
 	set_rate(a, &e->ev, o);
+	a->sample_max_stack = max_stack(o);
 	if (first) {
 		a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 1;
 		a->sample_id_all = 1;
@@ -293,6 +313,38 @@ static int evsel__open_all(struct evlist *l, size_t e, char *err, size_t errlen)
 	return 0;
 }
 
+/* Closes event @e's fds and forgets their ids, to open it again. */
+static void evsel__close_fds(struct evlist *l, size_t e)
+{
+	size_t slots = l->nr_cpus * l->nr_threads;
+
+	for (size_t k = 0; k < slots; k++) {
+		int *fd = &l->fds[e * slots + k];
+
+		if (*fd >= 0)
+			close(*fd);
+		*fd = -1;
+	}
+	memset(l->evsel[e].ids, 0, slots * sizeof(uint64_t));
+	l->evsel[e].nr_ids = 0;
+}
+
+/*
+ * perf's evsel__fallback() on the open error @ret of event @e: cycles
+ * without a hardware PMU becomes cpu-clock, with perf's warning. True when
+ * @e is to be opened again.
+ */
+static bool evlist__fallback(struct evlist *l, size_t e, int ret)
+{
+	char msg[256];
+
+	if (!evparse__fallback(&l->evsel[e].ev, ret, msg, sizeof(msg)))
+		return false;
+	pr_warn("%s", msg);
+	evsel__close_fds(l, e);
+	return true;
+}
+
 /*
  * evlist__reset_weak_group(): the kernel refused a member of a W group
  * (EINVAL, or EBADF), so close the group and make its events independent;
@@ -301,22 +353,14 @@ static int evsel__open_all(struct evlist *l, size_t e, char *err, size_t errlen)
  */
 static size_t evlist__reset_weak_group(struct evlist *l, size_t e)
 {
-	size_t lead = e - l->evsel[e].ev.group_idx, slots = l->nr_cpus * l->nr_threads;
+	size_t lead = e - l->evsel[e].ev.group_idx;
 	struct evparse_event *leader = &l->evsel[lead].ev;
 	size_t end = lead + leader->nr_members;
 
 	for (size_t i = lead; i < end; i++) {
 		struct evparse_event *ev = &l->evsel[i].ev;
 
-		for (size_t k = 0; k < slots; k++) {
-			int *fd = &l->fds[i * slots + k];
-
-			if (*fd >= 0)
-				close(*fd);
-			*fd = -1;
-		}
-		memset(l->evsel[i].ids, 0, slots * sizeof(uint64_t));
-		l->evsel[i].nr_ids = 0;
+		evsel__close_fds(l, i);
 		ev->group_idx = 0;
 		ev->nr_members = 0;
 		ev->attr.disabled = leader->attr.disabled;
@@ -350,6 +394,11 @@ int evlist__open(struct evlist *l, char *err, size_t errlen)
 
 		if (!ret) {
 			e++;
+			continue;
+		}
+		if (evlist__fallback(l, e, ret)) {
+			if (errlen)
+				err[0] = '\0';
 			continue;
 		}
 		if (!evlist__weak_retry(l, e, ret))

@@ -869,8 +869,9 @@ static int pmu__event(struct evparse_ctx *ctx, const char *text, const char *pmu
 		goto out_free;
 	}
 	ret = file__read_u64(type_path, &type);
+	/* A PMU this machine lacks, not a misspelling: -ENODEV (the CLI exits 1, not 2). */
 	if (ret && aux_pmu__type(pmu) != AUX_TYPE_UNKNOWN) {
-		ret = ctx__error(ctx, -ENOENT,
+		ret = ctx__error(ctx, -ENODEV,
 				 "AUX area PMU '%s' not present on this machine (no %s in sysfs): "
 				 "cannot record '%s'", pmu, tc.pmu_dir, text);
 		goto out_free;
@@ -1386,6 +1387,50 @@ int evparse__parse(const char *list, const struct evparse_opts *o, struct evpars
 }
 
 /* ---- perf_event_open errors -------------------------------------------- */
+
+/* perf's evsel__add_modifiers(): the suffix evsel__name() derives from the attr. */
+static void name__add_modifiers(const struct perf_event_attr *a, char *name, size_t size)
+{
+	bool guest_default = a->exclude_kernel || a->exclude_user || a->exclude_hv;
+	size_t n = 0, len = strlen(name);
+	char mods[16];
+
+	if (guest_default) {
+		if (!a->exclude_kernel)
+			mods[n++] = 'k';
+		if (!a->exclude_user)
+			mods[n++] = 'u';
+		if (!a->exclude_hv)
+			mods[n++] = 'h';
+	}
+	for (unsigned int i = 0; i < a->precise_ip && i < 3; i++)
+		mods[n++] = 'p';
+	guest_default |= a->precise_ip != 0;
+	if (a->exclude_host || a->exclude_guest == guest_default) {
+		if (!a->exclude_host)
+			mods[n++] = 'H';
+		if (!a->exclude_guest)
+			mods[n++] = 'G';
+	}
+	mods[n] = '\0';
+	if (n && len < size)
+		snprintf(name + len, size - len, ":%s", mods);
+}
+
+bool evparse__fallback(struct evparse_event *ev, int err, char *msg, size_t len)
+{
+	err = err < 0 ? -err : err;
+	if ((err != ENOENT && err != ENXIO && err != ENODEV) ||
+	    ev->attr.type != PERF_TYPE_HARDWARE || ev->attr.config != PERF_COUNT_HW_CPU_CYCLES)
+		return false;
+	snprintf(msg, len, "The cycles event is not supported, trying to fall back to "
+		 "cpu-clock-ticks");
+	ev->attr.type = PERF_TYPE_SOFTWARE;
+	ev->attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	snprintf(ev->name, sizeof(ev->name), "cpu-clock");
+	name__add_modifiers(&ev->attr, ev->name, sizeof(ev->name));
+	return true;
+}
 
 /* perf's is_pmu_core(): x86 "cpu", or any PMU with a cpus file (arm, hybrid). */
 static bool pmu__have_core(const char *root)

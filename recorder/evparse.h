@@ -65,6 +65,15 @@ int evparse__parse(const char *list, const struct evparse_opts *o, struct evpars
 		   size_t *nr, char *err, size_t errlen);
 
 /*
+ * perf's evsel__fallback() for a hardware PMU that is missing: when opening
+ * cycles (PERF_TYPE_HARDWARE, any modifiers) failed with @err ENOENT, ENXIO
+ * or ENODEV, turns @ev into cpu-clock, renamed as perf names it
+ * ("cpu-clock:u..."), writes perf's warning into @msg and returns true.
+ * Otherwise leaves @ev alone and returns false.
+ */
+bool evparse__fallback(struct evparse_event *ev, int err, char *msg, size_t len);
+
+/*
  * One line explaining a perf_event_open failure of @ev with @err (errno), as
  * perf does: hardware event without a PMU, permission + paranoid setting,
  * unsupported modifier, ... Writes into @buf, returns it.

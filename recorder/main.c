@@ -26,7 +26,7 @@ static const char main_usage[] =
 	"  merge DIR [-o FILE]             merge a kept or killed run's shard directory\n"
 	"  topology [options]              print the writer placement plan\n"
 	"  loss [options] FILE...          data loss of perf.data files (any recorder), --plot PNG\n"
-	"  help                            this text\n"
+	"  help [COMMAND]                  this text, or COMMAND's options\n"
 	"  version                         print the version\n";
 
 static void sink(enum log_level level, const char *msg)
@@ -259,10 +259,47 @@ static int cmd_topology(int argc, char **argv)
 	return ret;
 }
 
+/* The usage text of @cmd, NULL for an unknown command. */
+static const char *command_usage(const char *cmd)
+{
+	if (!strcmp(cmd, "record"))
+		return record_opts__usage();
+	if (!strcmp(cmd, "job"))
+		return job__usage();
+	if (!strcmp(cmd, "merge"))
+		return merge_usage;
+	if (!strcmp(cmd, "loss"))
+		return loss_usage;
+	if (!strcmp(cmd, "topology"))
+		return topology_usage;
+	if (!strcmp(cmd, "help") || !strcmp(cmd, "version"))
+		return main_usage;
+	return NULL;
+}
+
+/* `shardrec help [COMMAND]`, as `perf help record`. */
+static int cmd_help(int argc, char **argv)
+{
+	const char *text = argc > 1 ? command_usage(argv[1]) : main_usage;
+
+	if (!text) {
+		pr_err("help: unknown command '%s' (see shardrec help)", argv[1]);
+		return 2;
+	}
+	fputs(text, stdout);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	const char *cmd = argc > 1 ? argv[1] : "help";
+	const char *cmd = argc > 1 ? argv[1] : NULL;
 	char perr[256];
+
+	/* Bare `shardrec`: the usage, and 1, as perf. */
+	if (!cmd) {
+		fputs(main_usage, stdout);
+		return 1;
+	}
 
 	log__set_sink(sink);
 	log__set_level(LOG_INFO);
@@ -289,10 +326,8 @@ int main(int argc, char **argv)
 		printf("shardrec %s\n", SHARDREC_VERSION);
 		return 0;
 	}
-	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
-		fputs(main_usage, stdout);
-		return 0;
-	}
+	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h"))
+		return cmd_help(argc - 1, argv + 1);
 	pr_err("unknown command '%s' (see shardrec help)", cmd);
 	return 2;
 }

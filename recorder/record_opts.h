@@ -34,7 +34,8 @@ struct record_opts {
 	uint64_t freq;       /* -F, 0 = unset */
 	bool freq_max;       /* -F max */
 	uint64_t period;     /* -c, 0 = unset */
-	bool callgraph_fp;   /* -g / --call-graph fp */
+	bool callgraph_fp;   /* -g / --call-graph fp[,N] */
+	uint32_t max_stack;  /* --call-graph fp,N: attr.sample_max_stack, 0 = the kernel's */
 	bool sample_cpu;     /* --sample-cpu */
 	size_t mmap_pages;   /* -m, data pages per CPU ring */
 	size_t aux_pages;    /* -m DATA,AUX: AUX area pages per CPU for AUX events, 0 = default */
@@ -95,6 +96,11 @@ struct record_opts {
  */
 int record_opts__parse(struct record_opts *o, int argc, char **argv, char *err, size_t errlen);
 void record_opts__release(struct record_opts *o);
+/*
+ * True when the command is what is recorded (no -a, -C, -p, -t or -u): its
+ * events enable on exec. Otherwise a command only bounds the recording.
+ */
+bool record_opts__command_is_target(const struct record_opts *o);
 /* The record usage text. */
 const char *record_opts__usage(void);
 

@@ -57,6 +57,7 @@ struct session {
 	struct control ctl;   /* --control, fds -1 without it */
 	unsigned snapshots;   /* snapshot requests served (SIGUSR2, --control) */
 	uint64_t lost_samples;
+	bool bad_usage;       /* setup failed on the command line's meaning: exit 2 */
 	char err[1024];
 };
 
@@ -601,8 +602,9 @@ static bool session__should_stop(struct session *s)
 	/* `shardrec job` also waits for the node's other ranks. */
 	if (s->have_workload && s->o->hooks && s->o->hooks->done)
 		return workload__reap(&s->wl) && s->o->hooks->done(s->o->hooks->arg);
-	if (s->have_workload)
-		return workload__reap(&s->wl);
+	if (s->have_workload && workload__reap(&s->wl))
+		return true;
+	/* As perf: once every -p/-t task is gone, a command given too is ended. */
 	if (s->o->pid_list || s->o->tid_list)
 		return targets_gone(s);
 	return false;
@@ -625,8 +627,7 @@ static int session__go(struct session *s)
 	int ret;
 
 	/* -D: nothing is enabled before the delay, not even on exec. */
-	if (!s->o->delay_ms && !s->o->start_disabled &&
-	    (!s->have_workload || s->o->system_wide || s->o->cpu_list))
+	if (!s->o->delay_ms && !s->o->start_disabled && !record_opts__command_is_target(s->o))
 		evlist__enable(&s->evl);
 	if (s->have_workload)
 		ret = workload__start(&s->wl);
@@ -911,24 +912,61 @@ static int session__dry_run(struct session *s)
 	return 0;
 }
 
+/*
+ * Events, targets and the plan are the command line's meaning: an unknown
+ * event, PMU, tracepoint, user or cgroup, a CPU not online, a bad --threads
+ * (-EINVAL, -ENOENT there) is bad usage.
+ */
+static int session__usage(struct session *s, int ret)
+{
+	if (ret == -EINVAL || ret == -ENOENT)
+		s->bad_usage = true;
+	return ret;
+}
+
+static int session__workload(struct session *s)
+{
+	int ret = workload__prepare(&s->wl, s->o->argv, s->o->workload_pdeathsig);
+
+	s->have_workload = !ret;
+	if (ret)
+		snprintf(s->err, sizeof(s->err), "cannot start '%s': %s", s->o->argv[0],
+			 strerror(-ret));
+	return ret;
+}
+
+/*
+ * The command, and the tasks to record: the command's pid when it is the
+ * target; otherwise -p/-t/-u's tasks are listed before it is forked, as
+ * perf does (its held child must not be a -u target).
+ */
+static int session__tasks(struct session *s)
+{
+	bool command = s->o->argc && !s->o->dry_run;
+	bool first = command && record_opts__command_is_target(s->o);
+	int ret = first ? session__workload(s) : 0;
+
+	if (!ret && !s->o->topology_xml && !s->o->synthetic)
+		ret = session__usage(s, session__target(s));
+	if (!ret && command && !first)
+		ret = session__workload(s);
+	return ret;
+}
+
 /* Everything up to the point where recording can start. */
 static int session__setup(struct session *s)
 {
 	int ret;
 
-	ret = evlist__configure(&s->evl, s->o, s->err, sizeof(s->err));
+	ret = session__usage(s, evlist__configure(&s->evl, s->o, s->err, sizeof(s->err)));
 	if (!ret && s->o->control && !s->o->dry_run)
 		ret = control__open(&s->ctl, s->o->control, s->err, sizeof(s->err));
-	if (!ret && s->o->argc && !s->o->dry_run) {
-		ret = workload__prepare(&s->wl, s->o->argv, s->o->workload_pdeathsig);
-		s->have_workload = !ret;
-	}
-	if (!ret && !s->o->topology_xml && !s->o->synthetic)
-		ret = session__target(s);
+	if (!ret)
+		ret = session__tasks(s);
 	if (!ret)
 		ret = privs__preflight(&s->evl, s->o, s->err, sizeof(s->err));
 	if (!ret)
-		ret = session__plan(s);
+		ret = session__usage(s, session__plan(s));
 	if (ret || s->o->dry_run)
 		return ret;
 	privs__raise(PRIVS_F(PRIVS_IPC_LOCK)); /* membudget asks the effective set */
@@ -969,6 +1007,8 @@ int session__record(struct record_opts *o)
 		pr_err("%s", s.err[0] ? s.err : strerror(-ret));
 		if (s.have_workload && s.wl.exited)
 			code = 127;
+		else if (s.bad_usage)
+			code = 2;
 		if (s.dirfd >= 0) {
 			evlist__disable(&s.evl);
 			session__stop_writers(&s);

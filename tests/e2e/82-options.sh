@@ -239,3 +239,131 @@ grep -q "nested event groups" x.err || { cat x.err; fail "unclear nested group e
 "$SHARDREC" record -q -e '{cpu-clock,task-clock' -o x.data -- true 2>x.err &&
 	fail "unbalanced group accepted"
 grep -q "unbalanced '{'" x.err || { cat x.err; fail "unclear unbalanced group error"; }
+
+# ---- perf's spellings (issue 14) ----
+
+# -z3: the level attached to -z, as perf's parse-options allows.
+rec z3 -e cpu-clock -z3
+"$PERF" report --header-only -i z3.data 2>/dev/null | grep -q '^# compressed : Zstd, level = 3,' ||
+	fail "-z3: HEADER_COMPRESSED does not say level 3"
+check_perf_file z3.data
+rec z1 -e cpu-clock -z
+"$PERF" report --header-only -i z1.data 2>/dev/null | grep -q '^# compressed : Zstd, level = 1,' ||
+	fail "-z: HEADER_COMPRESSED does not say level 1"
+"$SHARDREC" record -z30 -o x.data -- true 2>x.err && fail "-z30 accepted"
+grep -q "level from 1 to 22" x.err || { cat x.err; fail "unclear -z30 error"; }
+
+# --call-graph fp,N: perf sets attr.sample_max_stack = N (parse_callchain_record),
+# below kernel.perf_event_max_stack only.
+rec fpn -e cpu-clock --call-graph fp,10
+has fpn 'CALLCHAIN'
+has fpn 'sample_max_stack: 10,\|sample_max_stack: 10$'
+check_perf_file fpn.data
+hasnt fp2 'sample_max_stack'
+rec fpbig -e cpu-clock --call-graph "fp,$(cat /proc/sys/kernel/perf_event_max_stack)"
+hasnt fpbig 'sample_max_stack'
+"$SHARDREC" record --call-graph fp,x -o x.data -- true 2>x.err && fail "fp,x accepted"
+grep -q "maximum stack depth" x.err || { cat x.err; fail "unclear fp,x error"; }
+
+# -e cycles without a hardware PMU: cpu-clock, with perf's warning and names.
+# perf's is_pmu_core(): "cpu", or a PMU with a cpus file.
+if [ ! -e /sys/bus/event_source/devices/cpu ] && ! ls /sys/bus/event_source/devices/*/cpus >/dev/null 2>&1; then
+	"$PERF" record -v -e cycles -o cyc.perf -- "$M" -s 0.1 >/dev/null 2>cyc.perr ||
+		{ cat cyc.perr; fail "perf record -e cycles failed"; }
+	grep -x 'The cycles event is not supported, trying to fall back to cpu-clock-ticks' cyc.perr \
+		>cyc.pwarn || { cat cyc.perr; fail "perf printed no fallback warning: test out of date"; }
+	for ev in cycles cycles:u cpu-cycles cycles:k; do
+		n=cyc_${ev//:/_}
+		"$SHARDREC" record -e "$ev" -o "$n.data" -- "$M" -s 0.1 >/dev/null 2>"$n.err" ||
+			{ cat "$n.err"; fail "-e $ev without a PMU: no fallback"; }
+		grep -q "^shardrec: warning: $(cat cyc.pwarn)$" "$n.err" ||
+			{ cat "$n.err"; fail "-e $ev: not perf's fallback warning"; }
+		"$PERF" record -q -e "$ev" -o "$n.perf" -- true >/dev/null 2>&1
+		[ "$("$PERF" evlist -i "$n.data")" = "$("$PERF" evlist -i "$n.perf")" ] ||
+			fail "-e $ev: event named $("$PERF" evlist -i "$n.data"), perf: $("$PERF" evlist -i "$n.perf")"
+		"$PERF" evlist -v -i "$n.data" | grep -q '^cpu-clock[:a-zA-Z]*: type: 1, ' ||
+			{ "$PERF" evlist -v -i "$n.data"; fail "-e $ev: attr is not cpu-clock's"; }
+	done
+	check_perf_file cyc_cycles.data
+	[ "$(perf_samples cyc_cycles.data)" -gt 0 ] || fail "-e cycles: no samples"
+	# Any other hardware event keeps its one-line error (50-errors.sh checks it).
+else
+	echo "a hardware PMU: the cycles fallback not tested"
+fi
+
+# -p/-t/-u PID -- cmd: the targets are recorded for as long as cmd runs (perf
+# 6.1 does so); cmd itself is not recorded, and its exit status is ours.
+# span FILE: seconds from the first to the last sample.
+span() {
+	"$PERF" script -i "$1" -F time 2>/dev/null |
+		awk '{ t = $1 + 0; if (!n++) f = t; l = t } END { printf "%.3f\n", l - f }'
+}
+# ended_with_cmd NAME: NAME.data's samples span the 1 s of `sleep 1`, not the
+# target's 30 s, and shardrec took no more than a few seconds.
+ended_with_cmd() {
+	local s
+	s=$(span "$1.data")
+	echo "$1: samples span $s s, shardrec ran $2 s"
+	awk -v s="$s" -v w="$2" 'BEGIN { exit !(s > 0.5 && s < 4 && w < 15) }' ||
+		fail "$1: the recording did not end when the command did (span $s s, ran $2 s)"
+}
+"$M" -t 2 -s 30 >/dev/null &
+tgt=$!
+sleep 0.5
+t0=$(date +%s.%N)
+"$SHARDREC" record -e cpu-clock -p "$tgt" -o pcmd.data -- sleep 1 2>pcmd.err ||
+	{ cat pcmd.err; fail "record -p PID -- cmd failed"; }
+ended_with_cmd pcmd "$(echo "$(date +%s.%N) - $t0" | bc)"
+kill -0 "$tgt" 2>/dev/null || fail "-p -- cmd: the target did not outlive the recording"
+check_perf_file pcmd.data
+"$PERF" script -i pcmd.data -F pid 2>/dev/null | sort -u | tr -d ' ' >pcmd.pids
+[ "$(cat pcmd.pids)" = "$tgt" ] || fail "-p $tgt -- cmd: samples of pids $(tr '\n' ' ' <pcmd.pids)"
+"$PERF" evlist -v -i pcmd.data | grep -q 'enable_on_exec: 1' && fail "-p -- cmd: enable_on_exec set"
+set +e
+"$SHARDREC" record -q -e cpu-clock -p "$tgt" -o pexit.data -- sh -c 'exit 3' 2>pexit.err
+rc=$?
+set -e
+[ "$rc" = 3 ] || { cat pexit.err; fail "-p -- cmd: the command's exit 3 became $rc"; }
+check_perf_file pexit.data 2>/dev/null || true
+
+# -t TID -- cmd: one worker thread of the target only.
+tid=$(ls "/proc/$tgt/task" | grep -vx "$tgt" | head -n 1)
+t0=$(date +%s.%N)
+"$SHARDREC" record -e cpu-clock -t "$tid" -o tcmd.data -- sleep 1 2>tcmd.err ||
+	{ cat tcmd.err; fail "record -t TID -- cmd failed"; }
+ended_with_cmd tcmd "$(echo "$(date +%s.%N) - $t0" | bc)"
+check_perf_file tcmd.data
+"$PERF" script -i tcmd.data -F tid 2>/dev/null | sort -u | tr -d ' ' >tcmd.tids
+[ "$(cat tcmd.tids)" = "$tid" ] || fail "-t $tid -- cmd: samples of tids $(tr '\n' ' ' <tcmd.tids)"
+
+# -u USER -- cmd: the user's process, not root's target above.
+setpriv --reuid=65534 --regid=65534 --clear-groups ./mtx_user -t 1 -s 30 >/dev/null &
+upid=$!
+sleep 0.5
+t0=$(date +%s.%N)
+"$SHARDREC" record -e cpu-clock -u 65534 -o ucmd.data -- sleep 1 2>ucmd.err ||
+	{ cat ucmd.err; fail "record -u USER -- cmd failed"; }
+ended_with_cmd ucmd "$(echo "$(date +%s.%N) - $t0" | bc)"
+check_perf_file ucmd.data
+"$PERF" script -i ucmd.data -F pid 2>/dev/null | sort -u | tr -d ' ' >ucmd.pids
+grep -qx "$upid" ucmd.pids || fail "-u -- cmd: the user's process $upid not sampled"
+! grep -qx "$tgt" ucmd.pids || fail "-u -- cmd: root's process $tgt sampled"
+kill "$tgt" "$upid"
+wait "$tgt" "$upid" 2>/dev/null || true
+
+# The targets end first: so does the recording, and the command gets
+# SIGTERM (exit 143), as with perf.
+"$M" -t 1 -s 3 >/dev/null &
+short=$!
+sleep 0.2
+t0=$(date +%s.%N)
+set +e
+"$SHARDREC" record -e cpu-clock -p "$short" -o pgone.data -- sleep 30 2>pgone.err
+rc=$?
+set -e
+wall=$(echo "$(date +%s.%N) - $t0" | bc)
+echo "-p gone first: rc $rc after $wall s"
+[ "$rc" = 143 ] || { cat pgone.err; fail "-p target gone first: exit $rc, want 143 (SIGTERM)"; }
+awk -v w="$wall" 'BEGIN { exit !(w < 15) }' || fail "-p target gone first: recording went on"
+check_perf_file pgone.data
+wait "$short" 2>/dev/null || true

@@ -847,6 +847,44 @@ static void test_real_tracefs(void **state)
 	free(ev);
 }
 
+/* perf's evsel__fallback(): cycles without a PMU, names as perf 6.1 gives them. */
+static void check_fallback(const char *list, int errnum, const char *name)
+{
+	struct parsed p = parse_ok(list, 1);
+	char msg[256] = "";
+	bool fell = evparse__fallback(&p.ev[0], errnum, msg, sizeof(msg));
+
+	if (!name) {
+		assert_false(fell);
+		assert_string_equal(p.ev[0].name, list);
+		assert_string_equal(msg, "");
+		free(p.ev);
+		return;
+	}
+	assert_true(fell);
+	assert_int_equal(p.ev[0].attr.type, PERF_TYPE_SOFTWARE);
+	assert_int_equal(p.ev[0].attr.config, PERF_COUNT_SW_CPU_CLOCK);
+	assert_string_equal(p.ev[0].name, name);
+	assert_string_equal(msg, "The cycles event is not supported, trying to fall back to "
+			    "cpu-clock-ticks");
+	free(p.ev);
+}
+
+static void test_fallback(void **state)
+{
+	(void)state;
+	/* perf evlist of perf record -e EVENT on a machine without a PMU */
+	check_fallback("cycles", ENOENT, "cpu-clock");
+	check_fallback("cpu-cycles", ENOENT, "cpu-clock");
+	check_fallback("cycles:u", -ENOENT, "cpu-clock:uH");
+	check_fallback("cycles:k", ENODEV, "cpu-clock:k");
+	check_fallback("cycles:p", ENXIO, "cpu-clock:pH");
+	check_fallback("cycles", EACCES, NULL);
+	check_fallback("cycles", EINVAL, NULL);
+	check_fallback("instructions", ENOENT, NULL);
+	check_fallback("cpu-clock", ENOENT, NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -866,6 +904,7 @@ int main(void)
 		cmocka_unit_test(test_group_append),
 		cmocka_unit_test(test_append),
 		cmocka_unit_test(test_strerror),
+		cmocka_unit_test(test_fallback),
 		cmocka_unit_test(test_real_sys),
 		cmocka_unit_test(test_real_tracefs),
 	};

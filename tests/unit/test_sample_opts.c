@@ -47,6 +47,18 @@ static void test_call_graph(void **state)
 	assert_int_equal(callchain__parse("lbr", &m, &size, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "PMU"));
 	assert_int_equal(callchain__parse("fpx", &m, &size, err, sizeof(err)), -EINVAL);
+	/* fp,N: perf's max_stack (perf lock record passes it) */
+	assert_int_equal(callchain__parse("fp,10", &m, &size, err, sizeof(err)), 0);
+	assert_int_equal(m, CALLCHAIN_FP);
+	assert_int_equal(size, 10);
+	assert_int_equal(callchain__parse("fp", &m, &size, err, sizeof(err)), 0);
+	assert_int_equal(size, 0);
+	assert_int_equal(callchain__parse("fp,0x20", &m, &size, err, sizeof(err)), 0);
+	assert_int_equal(size, 32);
+	assert_int_equal(callchain__parse("fp,x", &m, &size, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "maximum stack depth"));
+	assert_int_equal(callchain__parse("fp,", &m, &size, err, sizeof(err)), -EINVAL);
+	assert_int_equal(callchain__parse("fp,-1", &m, &size, err, sizeof(err)), -EINVAL);
 	assert_int_equal(callchain__parse("", &m, &size, err, sizeof(err)), -EINVAL);
 }
 
@@ -116,6 +128,66 @@ static void test_cli_values(void **state)
 	assert_true(o.callgraph_dwarf && !o.callgraph_fp && o.dwarf_size == 512);
 	assert_int_equal(record_opts__sample(&o, "call-graph", "fp", err, sizeof(err)), 0);
 	assert_true(!o.callgraph_dwarf && o.callgraph_fp);
+	record_opts__release(&o);
+}
+
+/* record_opts__parse of @n words; 0, 1 (--help) or -errno. */
+static int parse_argv(struct record_opts *o, int n, const char **words)
+{
+	char *argv[16];
+
+	assert_true(n < 16);
+	for (int i = 0; i < n; i++)
+		argv[i] = (char *)words[i];
+	argv[n] = NULL;
+	return record_opts__parse(o, n, argv, err, sizeof(err));
+}
+
+#define PARSE(o, ...)                                                                              \
+	parse_argv(o, sizeof((const char *[]){__VA_ARGS__}) / sizeof(char *),                      \
+		   (const char *[]){__VA_ARGS__})
+
+/* perf's spellings: -z3, --call-graph fp,N, -p/-t/-u with a command. */
+static void test_perf_spellings(void **state)
+{
+	struct record_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "record", "-z3", "--", "true"), 0);
+	assert_int_equal(o.zlevel, 3);
+	assert_int_equal(PARSE(&o, "record", "--compression-level=5", "-a"), 0);
+	assert_int_equal(o.zlevel, 5);
+	/* an optional value is attached or absent: '-z 3' runs a command '3' */
+	assert_int_equal(PARSE(&o, "record", "-z", "3"), 0);
+	assert_int_equal(o.zlevel, 1);
+	assert_int_equal(o.argc, 1);
+	assert_string_equal(o.argv[0], "3");
+	assert_int_equal(PARSE(&o, "record", "-z30", "--", "true"), -EINVAL);
+	assert_non_null(strstr(err, "level from 1 to 22"));
+	assert_int_equal(PARSE(&o, "record", "--call-graph", "fp,10", "--", "true"), 0);
+	assert_true(o.callgraph_fp && !o.callgraph_dwarf);
+	assert_int_equal(o.max_stack, 10);
+	/* the last call-graph option wins, as in perf */
+	assert_int_equal(PARSE(&o, "record", "--call-graph", "fp,10", "--call-graph", "dwarf",
+			       "--", "true"), 0);
+	assert_int_equal(o.max_stack, 0);
+	assert_true(o.callgraph_dwarf && !o.callgraph_fp);
+
+	assert_int_equal(PARSE(&o, "record", "--", "true"), 0);
+	assert_true(record_opts__command_is_target(&o));
+	assert_int_equal(PARSE(&o, "record", "-p", "1", "--", "sleep", "1"), 0);
+	assert_string_equal(o.pid_list, "1");
+	assert_int_equal(o.argc, 2);
+	assert_false(record_opts__command_is_target(&o));
+	assert_int_equal(PARSE(&o, "record", "-t", "1", "--", "true"), 0);
+	assert_false(record_opts__command_is_target(&o));
+	assert_int_equal(PARSE(&o, "record", "-u", "root", "--", "true"), 0);
+	assert_false(record_opts__command_is_target(&o));
+	assert_int_equal(PARSE(&o, "record", "-a", "--", "true"), 0);
+	assert_false(record_opts__command_is_target(&o));
+	assert_int_equal(PARSE(&o, "record", "-p", "1"), 0);
+	assert_false(record_opts__command_is_target(&o));
+	assert_int_equal(PARSE(&o, "record", "-p", "1", "-a", "--", "true"), -EINVAL);
 	record_opts__release(&o);
 }
 
@@ -262,6 +334,7 @@ int main(void)
 	    cmocka_unit_test(test_call_graph),
 	    cmocka_unit_test(test_regs),
 	    cmocka_unit_test(test_cli_values),
+	    cmocka_unit_test(test_perf_spellings),
 	    cmocka_unit_test_setup_teardown(test_tracing_data, tracefs_setup, tracefs_teardown),
 	};
 
