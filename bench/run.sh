@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # shardrec against perf record: data loss, recorder cost and merge speed,
-# measured the same way for every tool in one run (GitHub issue 4).
+# measured the same way for every tool in one run (GitHub issues 4, 15).
 #
 # Every tool records system-wide (-a) with the same events and the same -m
 # while the workload runs as a separate process, so GNU time's figures for
@@ -11,11 +11,27 @@
 # right before it is stopped. Every output file, perf's or ours, is read by
 # `shardrec loss` (recorder/loss.h defines the metric).
 #
+# Before every run the machine must be idle: /proc/stat idle (+iowait) time
+# at least BENCH_IDLE_MIN % over BENCH_IDLE_SECS s (the load average is no
+# guide: the storms raise it to 30-40 for minutes). Otherwise the run waits
+# (at most BENCH_IDLE_WAIT s, re-checking), and if it still starts below the
+# threshold it is flagged "busy" and run once more at the end of its row
+# (status "rerun"); runs.csv keeps both, report.py uses the rerun.
+#
 # Env knobs:
 #   BENCH_QUICK=1        one repeat, short workloads, 256 MB merge input
-#   BENCH_REPEATS=N      repeats (default 3, quick 1)
-#   BENCH_MMAP="128 8"   -m values (pages per CPU ring), each a full round
-#   BENCH_TOOLS, BENCH_WORKLOADS (sched cpu pf), BENCH_MERGE_MB, BENCH_MERGE_SHARDS
+#   BENCH_REPEATS=N      repeats (default 5, quick 1)
+#   BENCH_MMAP="128 8"   -m values (pages per CPU ring) for every workload
+#   BENCH_MMAP_<wl>="128 8 4"  -m values for one workload (wins over BENCH_MMAP);
+#                        defaults: sched, pf "128 8 4"; cpu, seed "128"
+#                        (quick: sched, pf "8"; cpu, seed "128")
+#   BENCH_SIZE_<wl>=N    workload size: messaging loops (sched, 1500; quick
+#                        750), cpuwork units (cpu, 1), pfstorm rounds (pf,
+#                        40), matrix seconds (seed, 2; quick 1)
+#   BENCH_TOOLS, BENCH_WORKLOADS (sched cpu pf seed), BENCH_MERGE_MB, BENCH_MERGE_SHARDS
+#   BENCH_IDLE_MIN (90), BENCH_IDLE_SECS (2), BENCH_IDLE_WAIT (180)
+#   BENCH_RUN_TIMEOUT (300): a workload still running after this many s is
+#                        killed and the run counted as failed (rc 124)
 #   BENCH_OUT            results directory (default bench/results)
 #   SHARDREC, PROGS, GENSHARDS, PERF   binaries (make bench sets them)
 set -euo pipefail
@@ -29,17 +45,25 @@ PERF=${PERF:-perf}
 QUICK=${BENCH_QUICK:-0}
 if [ "$QUICK" = 1 ]; then
 	REPEATS=${BENCH_REPEATS:-1}
-	MMAPS=${BENCH_MMAP:-8}
+	STORM_MMAPS=${BENCH_MMAP:-8}
 	MERGE_MB=${BENCH_MERGE_MB:-256}
-	SCALE=1
+	SIZES="sched=750 cpu=1 pf=40 seed=1"
 else
-	REPEATS=${BENCH_REPEATS:-3}
-	MMAPS=${BENCH_MMAP:-128 8}
+	REPEATS=${BENCH_REPEATS:-5}
+	STORM_MMAPS=${BENCH_MMAP:-128 8 4}
 	MERGE_MB=${BENCH_MERGE_MB:-1536}
-	SCALE=4
+	# Sized so that the full run fits ~45 min on 2 CPUs (bench/README.md).
+	SIZES="sched=1500 cpu=1 pf=40 seed=2"
 fi
-TOOLS=${BENCH_TOOLS:-perf perf-aio perf-threads perf-z shardrec shardrec-cpu}
-WORKLOADS=${BENCH_WORKLOADS:-sched cpu pf}
+# The cpu and seed rows sample by time (-F max / 4 kHz): one -m, perf's
+# default of 128 pages (512 KiB), unless BENCH_MMAP or BENCH_MMAP_<wl> say so.
+BIG_MMAPS=${BENCH_MMAP:-128}
+TOOLS=${BENCH_TOOLS:-perf perf-aio perf-threads perf-threads-numa perf-r1-threads perf-z shardrec shardrec-cpu}
+WORKLOADS=${BENCH_WORKLOADS:-sched cpu pf seed}
+IDLE_MIN=${BENCH_IDLE_MIN:-90}
+IDLE_SECS=${BENCH_IDLE_SECS:-2}
+IDLE_WAIT=${BENCH_IDLE_WAIT:-180}
+RUN_TIMEOUT=${BENCH_RUN_TIMEOUT:-300}
 MERGE_SHARDS=${BENCH_MERGE_SHARDS:-4}
 OUT=${BENCH_OUT:-$here/results}
 SETTLE=${BENCH_SETTLE:-1}
@@ -48,7 +72,7 @@ NCPU=$(nproc)
 die() { echo "bench: $*" >&2; exit 1; }
 log() { echo "bench: $*" >&2; }
 
-for b in "$SHARDREC" "$PROGS/cpuwork" "$PROGS/pfstorm" "$GENSHARDS"; do
+for b in "$SHARDREC" "$PROGS/cpuwork" "$PROGS/pfstorm" "$PROGS/matrix" "$GENSHARDS"; do
 	[ -x "$b" ] || die "$b missing: run 'make bench' or build it"
 done
 command -v "$PERF" >/dev/null || die "perf not found"
@@ -70,10 +94,29 @@ mkdir -p "$OUT"
 
 workload() {
 	case $1 in
-	sched) "$PERF" bench sched messaging -p -g 4 -l $((750 * SCALE)) ;;
+	sched) timeout "$RUN_TIMEOUT" "$PERF" bench sched messaging -p -g 4 -l "$(size sched)" ;;
 	# Small on purpose: sampling at -F max with -g stretches it 20-100x.
-	cpu) "$PROGS/cpuwork" $((25 * SCALE)) "$NCPU" ;;
-	pf) "$PROGS/pfstorm" $((40 * SCALE)) "$NCPU" 16 ;;
+	cpu) timeout "$RUN_TIMEOUT" "$PROGS/cpuwork" "$(size cpu)" "$NCPU" ;;
+	pf) timeout "$RUN_TIMEOUT" "$PROGS/pfstorm" "$(size pf)" "$NCPU" 16 ;;
+	# The seed workload (GitHub issue 6, tests/e2e/80-seed.sh): a fixed time.
+	seed) timeout "$RUN_TIMEOUT" "$PROGS/matrix" -t "$NCPU" -s "$(size seed)" ;;
+	esac
+}
+
+# Workload size: BENCH_SIZE_<wl>, else SIZES (messaging loops, cpuwork
+# units, pfstorm rounds, matrix seconds).
+size() {
+	local v=BENCH_SIZE_$1 d
+	d=$(tr ' ' '\n' <<<"$SIZES" | sed -n "s/^$1=//p")
+	echo "${!v:-$d}"
+}
+
+# -m values of a workload: BENCH_MMAP_<wl>, else BENCH_MMAP, else the default.
+mmaps() {
+	local v=BENCH_MMAP_$1
+	case $1 in
+	sched | pf) echo "${!v:-$STORM_MMAPS}" ;;
+	*) echo "${!v:-$BIG_MMAPS}" ;;
 	esac
 }
 
@@ -84,6 +127,9 @@ events() {
 	sched) echo "-e cs -c 1" ;;
 	cpu) echo "-e cpu-clock -F $RATE -g" ;;
 	pf) echo "-e page-faults -c 1" ;;
+	# The seed command line, for every tool (perf accepts all of it).
+	seed) echo "-N -B -T -R -g --call-graph dwarf,1024 --user-regs=IP,SP,BP --switch-events" \
+		"-e cpu-clock,task-clock,software/period=1,name=cs,config=0x3/Duk" ;;
 	esac
 }
 
@@ -101,7 +147,10 @@ recorder() { # tool mmap events out
 	perf) echo "$PERF record -a $ev -m $m -o $out" ;;
 	perf-aio) echo "$PERF record --aio -a $ev -m $m -o $out" ;;
 	perf-threads) echo "$PERF record --threads -a $ev -m $m -o $out" ;;
+	perf-threads-numa) echo "$PERF record --threads=numa -a $ev -m $m -o $out" ;;
+	perf-r1-threads) echo "$PERF record -r 1 --threads -a $ev -m $m -o $out" ;;
 	perf-z) echo "$PERF record -z -a $ev -m $m -o $out" ;;
+	# The default: no tuning flag, only the row's events and -m.
 	shardrec) echo "$SHARDREC record -a $ev -m $m -o $out" ;;
 	shardrec-cpu) echo "$SHARDREC record --threads=cpu -a $ev -m $m -o $out" ;;
 	*) die "unknown tool $tool" ;;
@@ -111,22 +160,48 @@ recorder() { # tool mmap events out
 now() { date +%s.%N; }
 jnum() { sed -n "s/.*\"$2\": \([0-9.e+-]*\)[,}].*/\1/p" "$1" | head -1; }
 
+# ---- idle check ----
+
+# idle (+iowait) share of all CPU time over IDLE_SECS s, in %
+cpu_stat() { awk '/^cpu / { print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat; }
+cpu_idle() {
+	local a b
+	a=$(cpu_stat)
+	sleep "$IDLE_SECS"
+	b=$(cpu_stat)
+	echo "$a $b" | awk '{ d = $4 - $2; if (d <= 0) d = 1; printf "%.1f\n", 100 * ($3 - $1) / d }'
+}
+
+# Sets IDLE to the last figure; fails if the machine is still busy after
+# IDLE_WAIT s of re-checking.
+IDLE=
+wait_idle() {
+	local deadline=$((SECONDS + IDLE_WAIT))
+	while :; do
+		IDLE=$(cpu_idle)
+		awk -v i="$IDLE" -v m="$IDLE_MIN" 'BEGIN { exit !(i >= m) }' && return 0
+		[ $SECONDS -lt "$deadline" ] || return 1
+		log "busy: ${IDLE}% idle over ${IDLE_SECS} s (< ${IDLE_MIN}%), waiting"
+		sleep 5
+	done
+}
+
 # ---- one measurement: appends a CSV row ----
 
 CSV=$WORK/runs.csv
-echo "mmap,workload,tool,rep,wall_s,truth,samples,lost,lost_share,loss_metric,lost_records,cpu_user,cpu_sys,maxrss_kb,out_bytes,data_bytes,merge_s,rc" >"$CSV"
+echo "mmap,workload,tool,rep,wall_s,truth,samples,lost,lost_share,loss_metric,lost_records,cpu_user,cpu_sys,maxrss_kb,out_bytes,data_bytes,merge_s,rc,idle_pct,status" >"$CSV"
 
-run_none() { # wl m rep
+run_none() { # wl m rep status
 	local s e
 	s=$(now)
 	workload "$1" >/dev/null 2>&1 || die "workload $1 failed"
 	e=$(now)
-	echo "$2,$1,none,$3,$(echo "$e - $s" | bc),,,,,,,,,,,,," >>"$CSV"
+	echo "$2,$1,none,$3,$(echo "$e - $s" | bc),,,,,,,,,,,,,,$IDLE,$4" >>"$CSV"
 }
 
-run_tool() { # tool wl m rep
-	local tool=$1 wl=$2 m=$3 rep=$4 out=$WORK/out.data
-	local c0 c1 s e tpid rpid rc=0 t merge_s="" cmd
+run_tool() { # tool wl m rep status
+	local tool=$1 wl=$2 m=$3 rep=$4 status=$5 out=$WORK/out.data
+	local c0 c1 s e tpid rpid rc=0 wrc=0 t merge_s="" cmd
 	rm -rf "$out" "$out.old" "$out.shards"
 	echo "$RATE" >$RATE_FILE
 	cmd=$(recorder "$tool" "$m" "$(events "$wl")" "$out")
@@ -137,14 +212,18 @@ run_tool() { # tool wl m rep
 	sleep "$SETTLE"
 	rpid=$(pgrep -P $tpid | head -1) || die "$tool did not start: $(cat "$WORK/rec.err")"
 	s=$(now)
-	workload "$wl" >/dev/null 2>&1 || die "workload $wl failed"
+	workload "$wl" >/dev/null 2>&1 || wrc=$?
 	e=$(now)
+	# A workload stretched past RUN_TIMEOUT (the cpu row on a loaded
+	# machine) is a failed run, not the end of the bench.
+	[ $wrc = 0 ] || [ $wrc = 124 ] || die "workload $wl failed ($wrc)"
 	sleep 0.2
 	c1=$(truth "$wl")
 	kill -INT "$rpid"
 	wait $tpid || rc=$?
 	# perf record re-raises SIGINT once its file is complete: 130 is a clean stop.
 	[ $rc = 130 ] && rc=0
+	[ $wrc = 0 ] || { rc=$wrc; log "$tool $wl -m $m: workload killed after $RUN_TIMEOUT s"; }
 	t=$(tail -n 1 "$WORK/time.txt")
 	if [[ $tool == shardrec* ]]; then
 		merge_s=$(sed -n 's/.*merged .* of shards in \([0-9.]*\) s.*/\1/p' "$WORK/rec.err" | tail -1)
@@ -155,9 +234,28 @@ run_tool() { # tool wl m rep
 		[ $rc != 0 ] || rc=98
 	fi
 	local L=$WORK/loss.json
-	echo "$m,$wl,$tool,$rep,$(echo "$e - $s" | bc),$((c1 - c0)),$(jnum $L samples),$(jnum $L lost),$(jnum $L lost_share),$(jnum $L loss_metric),$(jnum $L lost_records),${t// /,},$(du -sb "$out" | cut -f1),$(jnum $L data_bytes),$merge_s,$rc" >>"$CSV"
+	echo "$m,$wl,$tool,$rep,$(echo "$e - $s" | bc),$((c1 - c0)),$(jnum "$L" samples),$(jnum "$L" lost),$(jnum "$L" lost_share),$(jnum "$L" loss_metric),$(jnum "$L" lost_records),${t// /,},$(du -sb "$out" | cut -f1),$(jnum "$L" data_bytes),$merge_s,$rc,$IDLE,$status" >>"$CSV"
 	[ $rc = 0 ] || { log "$tool $wl -m $m exited $rc:"; tail -3 "$WORK/rec.err" >&2; }
 	rm -rf "$out" "$out.old" "$out.shards"
+}
+
+# One run after the idle check. Status ok, or busy (returns 1: rerun it
+# at the end of the row); a rerun is "rerun", or "rerun-busy" if the
+# machine is busy again (it is used all the same).
+measure() { # tool wl m rep rerun(0|1)
+	local status=ok
+	[ "$5" = 1 ] && status=rerun
+	if ! wait_idle; then
+		status=busy
+		[ "$5" = 1 ] && status=rerun-busy
+	fi
+	log "rep $4 -m $3 $2: $1 (${IDLE}% idle, $status)"
+	if [ "$1" = none ]; then
+		run_none "$2" "$3" "$4" $status
+	else
+		run_tool "$1" "$2" "$3" "$4" $status
+	fi
+	[ $status != busy ]
 }
 
 # ---- merge benchmark ----
@@ -216,8 +314,12 @@ machine() {
 		"perf_event_max_sample_rate: $RATE, perf_event_mlock_kb: $(cat /proc/sys/kernel/perf_event_mlock_kb)"
 	echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) (other jobs on the machine add noise)"
 	echo "pmu: $([ -d /sys/bus/event_source/devices/cpu ] && echo hardware || echo 'none (software events only)')"
-	echo "config: quick=$QUICK repeats=$REPEATS mmap=[$MMAPS] workloads=[$WORKLOADS] tools=[$TOOLS]" \
+	echo "config: quick=$QUICK repeats=$REPEATS workloads=[$WORKLOADS] tools=[$TOOLS]" \
 		"merge=${MERGE_MB}MB/${MERGE_SHARDS} shards settle=${SETTLE}s"
+	echo "mmap: $(for wl in $WORKLOADS; do printf '%s=[%s] ' "$wl" "$(mmaps "$wl")"; done)"
+	echo "sizes: $(for wl in $WORKLOADS; do printf '%s=%s ' "$wl" "$(size "$wl")"; done)"
+	echo "idle check: >= ${IDLE_MIN}% idle (+iowait, /proc/stat) over ${IDLE_SECS} s before every run," \
+		"waiting up to ${IDLE_WAIT} s; runs started below it are rerun once at the end of their row"
 }
 
 # ---- main ----
@@ -225,19 +327,25 @@ machine() {
 machine >"$OUT/machine.txt"
 cat "$OUT/machine.txt" >&2
 read -r -a tools <<<"$TOOLS"
+start=$SECONDS
 for rep in $(seq "$REPEATS"); do
-	for m in $MMAPS; do
-		for wl in $WORKLOADS; do
-			run_none "$wl" "$m" "$rep"
+	for wl in $WORKLOADS; do
+		for m in $(mmaps "$wl"); do
+			busy=()
+			measure none "$wl" "$m" "$rep" 0 || busy+=(none)
 			# Rotate the order each repeat so no tool always runs first.
 			n=${#tools[@]}
 			for ((i = 0; i < n; i++)); do
 				tool=${tools[$(((i + rep - 1) % n))]}
-				log "rep $rep -m $m $wl: $tool"
-				run_tool "$tool" "$wl" "$m" "$rep"
+				measure "$tool" "$wl" "$m" "$rep" 0 || busy+=("$tool")
 			done
+			for tool in "${busy[@]}"; do
+				measure "$tool" "$wl" "$m" "$rep" 1
+			done
+			cp "$CSV" "$OUT/runs.csv" # an interrupted run keeps its rows
 		done
 	done
+	log "repeat $rep done after $((SECONDS - start)) s"
 done
 merge_bench
 cp "$CSV" "$OUT/runs.csv"
