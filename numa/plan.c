@@ -6,7 +6,8 @@
  * Every policy works the same way: sort the recorded CPUs in topology order
  * (hwloc's logical PU order, which keeps SMT siblings, cores, caches and
  * nodes together whatever the OS numbering), give each CPU a group index,
- * then turn the indices into groups.
+ * then turn the indices into groups. The default, auto, first groups by
+ * package, node and L3, then splits each such domain by a CPU cap.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -119,26 +120,50 @@ static const struct {
 	const char *name;
 	enum plan_policy policy;
 } plan_names[] = {
-    {"numa", PLAN_NUMA}, {"package", PLAN_PACKAGE}, {"l3", PLAN_L3},
-    {"cache", PLAN_L3},	 {"core", PLAN_CORE},	    {"cpu", PLAN_CPU},
+    {"auto", PLAN_AUTO}, {"numa", PLAN_NUMA}, {"package", PLAN_PACKAGE}, {"l3", PLAN_L3},
+    {"cache", PLAN_L3},	 {"core", PLAN_CORE}, {"cpu", PLAN_CPU},
 };
 
-/* "N": a positive decimal count. 0 / -EINVAL. */
-static int plan_spec__count(const char *s, struct plan_spec *spec, char *err, size_t errlen)
+/* A positive decimal number that fits 32 bits, digits only. */
+static bool positive__parse(const char *s, unsigned *out)
 {
 	char *end;
 	unsigned long v;
 
+	if (!*s || strspn(s, "0123456789") != strlen(s))
+		return false;
 	errno = 0;
 	v = strtoul(s, &end, 10);
-	if (errno || *end || !v || v > UINT32_MAX) {
+	if (errno || *end || !v || v > UINT32_MAX)
+		return false;
+	*out = (unsigned)v;
+	return true;
+}
+
+/* "N": a positive decimal count. 0 / -EINVAL. */
+static int plan_spec__count(const char *s, struct plan_spec *spec, char *err, size_t errlen)
+{
+	if (!positive__parse(s, &spec->count)) {
 		snprintf(err, errlen, "--threads %s: the writer count must be a positive integer",
 			 s);
 		return -EINVAL;
 	}
 	spec->policy = PLAN_COUNT;
-	spec->count = (unsigned)v;
 	return 0;
+}
+
+/* auto, with its cap: PLAN_AUTO_CAP, or $SHARDREC_PLAN_CAP for experiments. 0 / -EINVAL. */
+static int plan_spec__auto(struct plan_spec *spec, char *err, size_t errlen)
+{
+	const char *env = getenv(PLAN_AUTO_CAP_ENV);
+
+	spec->policy = PLAN_AUTO;
+	spec->cap = PLAN_AUTO_CAP;
+	if (!env || !*env || positive__parse(env, &spec->cap))
+		return 0;
+	snprintf(err, errlen, "%s=%s: want a positive number of CPUs per writer", PLAN_AUTO_CAP_ENV,
+		 env);
+	return -EINVAL;
 }
 
 int plan_spec__parse(const char *s, struct plan_spec *spec, char *err, size_t errlen)
@@ -148,20 +173,23 @@ int plan_spec__parse(const char *s, struct plan_spec *spec, char *err, size_t er
 
 	memset(spec, 0, sizeof(*spec));
 	if (!s || !*s)
-		return 0; /* PLAN_NUMA */
+		return plan_spec__auto(spec, err, errlen);
 	for (size_t i = 0; i < sizeof(plan_names) / sizeof(plan_names[0]); i++) {
-		if (!strcmp(s, plan_names[i].name)) {
-			spec->policy = plan_names[i].policy;
-			return 0;
-		}
+		if (strcmp(s, plan_names[i].name))
+			continue;
+		if (plan_names[i].policy == PLAN_AUTO)
+			return plan_spec__auto(spec, err, errlen);
+		spec->policy = plan_names[i].policy;
+		return 0;
 	}
 	if (strspn(s, "0123456789") == strlen(s))
 		return plan_spec__count(s, spec, err, errlen);
 	if (strspn(s, "0123456789,-/:") != strlen(s)) {
-		snprintf(err, errlen,
-			 "unknown --threads value \"%s\" (numa, package, l3, cache, core, cpu, "
-			 "N, or CPUS/AFFINITY:... like 0-3/0:4-7/4)",
-			 s);
+		snprintf(
+		    err, errlen,
+		    "unknown --threads value \"%s\" (auto, numa, package, l3, cache, core, cpu, "
+		    "N, or CPUS/AFFINITY:... like 0-3/0:4-7/4)",
+		    s);
 		return -EINVAL;
 	}
 	if (strlen(s) >= sizeof(spec->user)) {
@@ -204,40 +232,65 @@ static hwloc_obj_type_t plan__cache_type(hwloc_topology_t h)
 	return HWLOC_OBJ_PACKAGE;
 }
 
-/* @pu's ancestor of @type; with none (asymmetric or synthetic machines), the root. */
-static hwloc_obj_t plan__ancestor(hwloc_topology_t h, hwloc_obj_type_t type, hwloc_obj_t pu)
+/*
+ * @pu's ancestor of @type; with none (asymmetric or synthetic machines), the
+ * root, or for cores @pu itself.
+ */
+static hwloc_obj_t plan__unit(hwloc_topology_t h, hwloc_obj_type_t type, hwloc_obj_t pu)
 {
 	hwloc_obj_t a = hwloc_get_ancestor_obj_by_type(h, type, pu);
 
-	return a ? a : hwloc_get_root_obj(h);
+	if (a)
+		return a;
+	return type == HWLOC_OBJ_CORE ? pu : hwloc_get_root_obj(h);
 }
 
-/* The object that names @pu's group under @policy (@cache: see plan__cache_type). */
-static hwloc_obj_t plan__key(const struct topo *t, enum plan_policy policy, hwloc_obj_type_t cache,
-			     hwloc_obj_t pu)
+/* What names a CPU's group (its auto domain): CPUs with equal keys share it. */
+struct plan_key {
+	hwloc_obj_t package, node, obj;
+};
+
+static bool plan_key__equal(const struct plan_key *a, const struct plan_key *b)
 {
-	hwloc_obj_t core;
+	return a->package == b->package && a->node == b->node && a->obj == b->obj;
+}
+
+/* @pu's key under @policy (@cache: see plan__cache_type). */
+static struct plan_key plan__key(const struct topo *t, enum plan_policy policy,
+				 hwloc_obj_type_t cache, hwloc_obj_t pu)
+{
+	struct plan_key k = {NULL, NULL, NULL};
 
 	switch (policy) {
+	case PLAN_AUTO:
+		k.package = plan__unit(t->h, HWLOC_OBJ_PACKAGE, pu);
+		k.node = topo__local_node(t, pu); /* L3s and cores: plan__group_auto */
+		break;
 	case PLAN_NUMA:
-		return topo__local_node(t, pu);
+		/* Its node absent (an XML exported inside a cpuset): never join another package. */
+		k.node = topo__local_node(t, pu);
+		k.package = k.node ? NULL : plan__unit(t->h, HWLOC_OBJ_PACKAGE, pu);
+		break;
 	case PLAN_PACKAGE:
-		return plan__ancestor(t->h, HWLOC_OBJ_PACKAGE, pu);
+		k.package = plan__unit(t->h, HWLOC_OBJ_PACKAGE, pu);
+		break;
 	case PLAN_L3:
-		return plan__ancestor(t->h, cache, pu);
+		k.obj = plan__unit(t->h, cache, pu);
+		break;
 	case PLAN_CORE:
-		core = hwloc_get_ancestor_obj_by_type(t->h, HWLOC_OBJ_CORE, pu);
-		return core ? core : pu;
+		k.obj = plan__unit(t->h, HWLOC_OBJ_CORE, pu);
+		break;
 	default:
-		return pu;
+		k.obj = pu;
 	}
+	return k;
 }
 
-/* Groups the CPUs by their key object, groups in order of first appearance. */
+/* Groups the CPUs by their key, groups in order of first appearance. */
 static int plan__group_by_object(struct plan_ctx *c, enum plan_policy policy)
 {
 	hwloc_obj_type_t cache = plan__cache_type(c->t->h);
-	hwloc_obj_t *keys = calloc(c->nr_cpus, sizeof(*keys)), key;
+	struct plan_key *keys = calloc(c->nr_cpus, sizeof(*keys)), key;
 	size_t g;
 
 	if (!keys)
@@ -245,7 +298,7 @@ static int plan__group_by_object(struct plan_ctx *c, enum plan_policy policy)
 	for (size_t i = 0; i < c->nr_cpus; i++) {
 		key = plan__key(c->t, policy, cache, c->cpu[i].pu);
 		/* Linear: a few hundred groups at most, built once per run. */
-		for (g = 0; g < c->nr_groups && keys[g] != key; g++)
+		for (g = 0; g < c->nr_groups && !plan_key__equal(&keys[g], &key); g++)
 			;
 		if (g == c->nr_groups)
 			keys[c->nr_groups++] = key;
@@ -253,6 +306,152 @@ static int plan__group_by_object(struct plan_ctx *c, enum plan_policy policy)
 	}
 	free(keys);
 	return 0;
+}
+
+/* ---- auto: package/node domains, cut at L3s and cores by a cap ---- */
+
+/* Some of one domain's CPUs: indices into c->cpu, topology order. */
+struct plan_run {
+	struct plan_ctx *c;
+	const size_t *idx;
+	size_t nr;
+	hwloc_obj_type_t unit; /* what is never cut: HWLOC_OBJ_CORE, or the L3 type */
+};
+
+/* Number of CPUs of the unit starting at idx[*i]; moves *i past them. */
+static size_t plan_run__next_unit(const struct plan_run *r, size_t *i)
+{
+	hwloc_topology_t h = r->c->t->h;
+	hwloc_obj_t unit = plan__unit(h, r->unit, r->c->cpu[r->idx[*i]].pu);
+	size_t w = 0;
+
+	while (*i < r->nr && plan__unit(h, r->unit, r->c->cpu[r->idx[*i]].pu) == unit)
+		(*i)++, w++;
+	return w;
+}
+
+/* Of @slots equal slices of the run, the one holding the middle of CPUs [before, before + w). */
+static size_t plan_run__slot(const struct plan_run *r, size_t before, size_t w, size_t slots)
+{
+	return (2 * before + w) * slots / (2 * r->nr);
+}
+
+/* True when @slots slices leave none over @cap CPUs but single units. */
+static bool plan_run__fits(const struct plan_run *r, size_t slots, size_t cap)
+{
+	size_t i = 0, before = 0, w, slot, cur = SIZE_MAX, load = 0, units = 0;
+
+	while (i < r->nr) {
+		w = plan_run__next_unit(r, &i);
+		slot = plan_run__slot(r, before, w, slots);
+		if (slot != cur)
+			cur = slot, load = 0, units = 0;
+		load += w, units++, before += w;
+		if (load > cap && units > 1)
+			return false;
+	}
+	return true;
+}
+
+/* Gives the CPUs of each non-empty slice the group number *next, *next + 1, ... */
+static void plan_run__assign(const struct plan_run *r, size_t slots, size_t *next)
+{
+	size_t i = 0, start, before = 0, w, slot, cur = SIZE_MAX;
+
+	while (i < r->nr) {
+		start = i;
+		w = plan_run__next_unit(r, &i);
+		slot = plan_run__slot(r, before, w, slots);
+		if (slot != cur)
+			cur = slot, (*next)++;
+		for (size_t k = start; k < i; k++)
+			r->c->cpu[r->idx[k]].group = *next - 1;
+		before += w;
+	}
+}
+
+/*
+ * Cuts the run into the fewest slices of whole units with at most @cap CPUs
+ * each (a unit larger than @cap alone), as even as the units allow: 68
+ * one-PU cores give 9 slices of 7-8, not 8 x 8 + 4. Numbered from *next.
+ */
+static void plan_run__split(const struct plan_run *r, size_t cap, size_t *next)
+{
+	size_t slots = (r->nr + cap - 1) / cap;
+
+	/* Terminates: with one slot per CPU, no slice holds two units. */
+	while (slots < r->nr && !plan_run__fits(r, slots, cap))
+		slots++;
+	if (r->nr)
+		plan_run__assign(r, slots, next);
+}
+
+/*
+ * One package/node domain: L3s of at most @cap CPUs are packed whole, a
+ * larger L3 is cut at cores; no group spans two L3s of which one is large.
+ */
+static void plan_run__split_domain(const struct plan_run *dom, hwloc_obj_type_t l3, size_t cap,
+				   size_t *next)
+{
+	struct plan_run walk = {dom->c, dom->idx, dom->nr, l3}, caches = {dom->c, dom->idx, 0, l3},
+			big;
+	size_t i = 0, start, w;
+
+	while (i < dom->nr) {
+		start = i;
+		w = plan_run__next_unit(&walk, &i);
+		if (w <= cap)
+			continue;
+		caches.nr = start - (size_t)(caches.idx - dom->idx);
+		plan_run__split(&caches, cap, next);
+		big = (struct plan_run){dom->c, dom->idx + start, w, HWLOC_OBJ_CORE};
+		plan_run__split(&big, cap, next);
+		caches.idx = dom->idx + i;
+	}
+	caches.nr = dom->nr - (size_t)(caches.idx - dom->idx);
+	plan_run__split(&caches, cap, next);
+}
+
+/* Indices of c->cpu sorted by group (each group's in topology order); @start[g] its first. */
+static void plan__sort_by_group(const struct plan_ctx *c, size_t *idx, size_t *start)
+{
+	for (size_t i = 0; i < c->nr_cpus; i++)
+		start[c->cpu[i].group + 1]++;
+	for (size_t g = 0; g < c->nr_groups; g++)
+		start[g + 1] += start[g];
+	for (size_t i = 0; i < c->nr_cpus; i++)
+		idx[start[c->cpu[i].group]++] = i;
+	for (size_t g = c->nr_groups; g > 0; g--)
+		start[g] = start[g - 1];
+	start[0] = 0;
+}
+
+/* auto: the package/node domains, each cut by @cap at L3s and cores. */
+static int plan__group_auto(struct plan_ctx *c, unsigned cap)
+{
+	hwloc_obj_type_t l3 = plan__cache_type(c->t->h);
+	size_t *idx = NULL, *start = NULL, next = 0;
+	int err = plan__group_by_object(c, PLAN_AUTO);
+
+	if (err)
+		return err;
+	idx = malloc(c->nr_cpus * sizeof(*idx));
+	start = calloc(c->nr_groups + 1, sizeof(*start));
+	if (!idx || !start) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	plan__sort_by_group(c, idx, start);
+	for (size_t g = 0; g < c->nr_groups; g++) {
+		struct plan_run dom = {c, idx + start[g], start[g + 1] - start[g], l3};
+
+		plan_run__split_domain(&dom, l3, cap, &next);
+	}
+	c->nr_groups = next;
+out_free:
+	free(start);
+	free(idx);
+	return err;
 }
 
 /* N contiguous groups whose sizes differ by at most one; never more than the CPUs. */
@@ -366,7 +565,7 @@ static int plan__group_by_user(struct plan_ctx *c, const char *spec)
 
 /* ---- turning group indices into groups ---- */
 
-/* The node most of @cpus call local (first seen on ties); -1 if none. */
+/* The writer node (topo__writer_node) of most of @cpus (first seen on ties); -1 if none. */
 static int plan__group_node(const struct topo *t, const int *cpus, size_t nr)
 {
 	unsigned *count = calloc(t->nr_nodes ? t->nr_nodes : 1, sizeof(*count));
@@ -378,7 +577,7 @@ static int plan__group_node(const struct topo *t, const int *cpus, size_t nr)
 	for (size_t pass = 0; pass < 2; pass++) {
 		for (size_t i = 0; i < nr; i++) {
 			pu = hwloc_get_pu_obj_by_os_index(t->h, cpus[i]);
-			node = pu ? topo__local_node(t, pu) : NULL;
+			node = pu ? topo__writer_node(t, pu) : NULL;
 			if (!node || node->logical_index >= t->nr_nodes)
 				continue;
 			if (!pass)
@@ -491,6 +690,10 @@ static int plan__collect(struct plan_ctx *c, const int *cpus, size_t nr)
 static int plan__group(struct plan_ctx *c, const struct plan_spec *spec)
 {
 	switch (spec->policy) {
+	case PLAN_AUTO:
+		if (!spec->cap)
+			break;
+		return plan__group_auto(c, spec->cap);
 	case PLAN_NUMA:
 	case PLAN_PACKAGE:
 	case PLAN_L3:

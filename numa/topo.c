@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * numa/topo.c: loading the machine's topology with hwloc, and the one
- * question the plan asks of every PU: which NUMA node is its own.
+ * numa/topo.c: loading the machine's topology with hwloc, and the two
+ * questions the plan asks of every PU: which NUMA node is its own, and which
+ * allowed node its writer's memory goes to.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -69,6 +71,71 @@ bool topo__node_is_memory_only(const struct topo *t, hwloc_obj_t node)
 	return node->logical_index >= t->nr_nodes || !t->node_has_cpus[node->logical_index];
 }
 
+static bool node__allowed(const struct topo *t, hwloc_obj_t node)
+{
+	return hwloc_bitmap_isset(hwloc_topology_get_allowed_nodeset(t->h), node->os_index);
+}
+
+/* How far a candidate node is for a writer; compared field by field, lower first. */
+struct node_rank {
+	bool special;	  /* MCDRAM, HBM, NVM...: only if nothing else is allowed */
+	bool memory_only; /* no CPU calls it local (CXL...) */
+	uint64_t latency; /* from the PU's own node; UINT64_MAX unknown */
+	bool other_package;
+	unsigned os_index;
+};
+
+static void node_rank__of(const struct topo *t, hwloc_obj_t node, hwloc_obj_t local,
+			  hwloc_obj_t pkg, struct node_rank *r)
+{
+	hwloc_uint64_t ab, ba;
+
+	r->special = node__is_special(node);
+	r->memory_only = topo__node_is_memory_only(t, node);
+	r->latency = UINT64_MAX;
+	if (t->latency && local &&
+	    !hwloc_distances_obj_pair_values(t->latency, local, node, &ab, &ba))
+		r->latency = ab;
+	/* A node's cpuset is its locality, even when it has no CPU of its own. */
+	r->other_package = pkg && !hwloc_bitmap_intersects(node->cpuset, pkg->cpuset);
+	r->os_index = node->os_index;
+}
+
+static bool node_rank__less(const struct node_rank *a, const struct node_rank *b)
+{
+	if (a->special != b->special)
+		return !a->special;
+	if (a->memory_only != b->memory_only)
+		return !a->memory_only;
+	if (a->latency != b->latency)
+		return a->latency < b->latency;
+	if (a->other_package != b->other_package)
+		return !a->other_package;
+	return a->os_index < b->os_index;
+}
+
+hwloc_obj_t topo__writer_node(const struct topo *t, hwloc_obj_t pu)
+{
+	hwloc_obj_t local = topo__local_node(t, pu), node = NULL, best = NULL;
+	hwloc_obj_t pkg = hwloc_get_ancestor_obj_by_type(t->h, HWLOC_OBJ_PACKAGE, pu);
+	struct node_rank r, best_r = {0};
+
+	/*
+	 * Inside a cgroup cpuset (a batch job) @pu's own node may be
+	 * disallowed, or absent from an XML exported there.
+	 */
+	if (local && node__allowed(t, local))
+		return local;
+	while ((node = hwloc_get_next_obj_by_type(t->h, HWLOC_OBJ_NUMANODE, node))) {
+		if (!node__allowed(t, node))
+			continue;
+		node_rank__of(t, node, local, pkg, &r);
+		if (!best || node_rank__less(&r, &best_r))
+			best = node, best_r = r;
+	}
+	return best;
+}
+
 /* Marks the nodes that some PU calls its own: every other node is memory-only. */
 static int topo__mark_cpu_nodes(struct topo *t)
 {
@@ -111,16 +178,28 @@ static int topo__set_source(struct topo *t, const struct topo_params *p, char *e
 	t->this_system = !xml && !syn;
 	/*
 	 * Record every CPU the kernel knows about, even those outside our
-	 * cgroup cpuset: perf_event_open on them may still be allowed.
+	 * cgroup cpuset: perf_event_open on them may still be allowed. The
+	 * allowed sets (ours, or an XML's) then only choose writer nodes.
 	 */
-	if (t->this_system &&
-	    hwloc_topology_set_flags(t->h, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED) < 0) {
+	if (hwloc_topology_set_flags(t->h, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED) < 0) {
 		int e = errno ? errno : EINVAL;
 
 		snprintf(err, errlen, "hwloc: cannot include disallowed CPUs: %s", strerror(e));
 		return -e;
 	}
 	return 0;
+}
+
+/* The first NUMA latency matrix, if the topology has one (kept in @t). */
+static void topo__get_latency(struct topo *t)
+{
+	struct hwloc_distances_s *d = NULL;
+	unsigned nr = 1;
+
+	if (!hwloc_distances_get_by_type(t->h, HWLOC_OBJ_NUMANODE, &nr, &d,
+					 HWLOC_DISTANCES_KIND_MEANS_LATENCY, 0) &&
+	    nr)
+		t->latency = d;
 }
 
 struct topo *topo__load(const struct topo_params *p, char *err, size_t errlen)
@@ -149,6 +228,7 @@ struct topo *topo__load(const struct topo_params *p, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		goto out_destroy;
 	}
+	topo__get_latency(t);
 	return t;
 
 out_destroy:
@@ -162,6 +242,8 @@ void topo__delete(struct topo *t)
 {
 	if (!t)
 		return;
+	if (t->latency)
+		hwloc_distances_release(t->h, t->latency);
 	hwloc_topology_destroy(t->h);
 	free(t->node_has_cpus);
 	free(t);

@@ -18,6 +18,8 @@ struct topo {
 	/* Per NUMA node (logical index): some PU uses it as its local node. */
 	bool *node_has_cpus;
 	unsigned nr_nodes;
+	/* NUMA latencies (ACPI SLIT, or an XML's), or NULL: for the nearest allowed node. */
+	struct hwloc_distances_s *latency;
 };
 
 /*
@@ -27,6 +29,14 @@ struct topo {
  * the topology has no such node.
  */
 hwloc_obj_t topo__local_node(const struct topo *t, hwloc_obj_t pu);
+
+/*
+ * The node a writer for @pu puts its buffers on: @pu's local node if the
+ * topology's allowed nodeset (a cgroup's cpuset.mems, an XML's allowed sets)
+ * has it, else the nearest allowed node (DRAM first; by latency from the
+ * local node, then same package, then lowest index). NULL if no node is allowed.
+ */
+hwloc_obj_t topo__writer_node(const struct topo *t, hwloc_obj_t pu);
 
 /* True when no PU has @node as its local node (MCDRAM, HBM, CXL...): no writer there. */
 bool topo__node_is_memory_only(const struct topo *t, hwloc_obj_t node);

@@ -31,8 +31,19 @@ int topo__nr_cpus(const struct topo *t);
 /* Fills @cpus (capacity @cap) with every PU's OS index, ascending; returns the count or -errno. */
 int topo__all_cpus(const struct topo *t, int *cpus, size_t cap);
 
+/*
+ * The default plan ("auto"): groups never span a package, a NUMA node or an
+ * L3 domain, and hold at most this many recorded CPUs (PUs; a core is never
+ * split), as evenly as whole cores allow: 68 one-PU cores make 9 groups of
+ * 7-8, not 8 x 8 + 4. One constant, to be tuned from loss measurements;
+ * PLAN_AUTO_CAP_ENV overrides it for experiments only.
+ */
+#define PLAN_AUTO_CAP 8
+#define PLAN_AUTO_CAP_ENV "SHARDREC_PLAN_CAP"
+
 enum plan_policy {
-	PLAN_NUMA = 0, /* default: one writer per NUMA node that has recorded CPUs */
+	PLAN_AUTO = 0, /* default: see PLAN_AUTO_CAP */
+	PLAN_NUMA,     /* one writer per NUMA node that has recorded CPUs */
 	PLAN_PACKAGE,
 	PLAN_L3, /* "l3" or "cache" */
 	PLAN_CORE,
@@ -44,16 +55,20 @@ enum plan_policy {
 struct plan_spec {
 	enum plan_policy policy;
 	unsigned count; /* PLAN_COUNT */
+	unsigned cap;	/* PLAN_AUTO: most CPUs per writer */
 	char user[256]; /* PLAN_USER: the spec text */
 };
 
-/* Parses a --threads value ("" or NULL means numa). 0 / -EINVAL with one line in @err. */
+/*
+ * Parses a --threads value ("" or NULL means auto; auto's cap comes from
+ * $SHARDREC_PLAN_CAP if set). 0 / -EINVAL with one line in @err.
+ */
 int plan_spec__parse(const char *s, struct plan_spec *spec, char *err, size_t errlen);
 
 struct plan_group {
 	int *cpus; /* OS CPU numbers recorded by this writer, ascending; owned by the plan */
 	size_t nr_cpus;
-	int node; /* NUMA node (OS index) whose memory the writer uses; -1 if none known */
+	int node; /* allowed NUMA node (OS index) for the writer's memory; -1 if none known */
 	int *affinity; /* CPUs the writer thread may run on (user spec affinity, else = cpus) */
 	size_t nr_affinity;
 };

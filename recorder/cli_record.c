@@ -10,6 +10,10 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "numa/topology.h"
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
 #define DEFAULT_MMAP_PAGES 128 /* 512 KiB with 4 KiB pages, perf record's default */
 
 enum {
@@ -81,8 +85,10 @@ static const char usage[] =
 	"                            size with B/K/M/G (default 128 = 512 KiB);\n"
 	"                            N,M: M sizes the AUX area of an AUX event\n"
 	"                            (intel_pt//, ...; default 1 MiB)\n"
-	"      --threads[=SPEC]      writer groups: numa (default), package, l3,\n"
-	"                            core, cpu, N, or perf's 0-3/0:4-7/4 form\n"
+	"      --threads[=SPEC]      writer groups: auto (default: within a package,\n"
+	"                            node and L3, at most " STR(PLAN_AUTO_CAP) " CPUs each), numa,\n"
+	"                            package, l3, core, cpu, N, or perf's\n"
+	"                            0-3/0:4-7/4 form\n"
 	"      --keep-shards         keep FILE.shards/ after the merge\n"
 	"  -z, --compression-level[=N]\n"
 	"                            zstd-compress in the writers (PERF_RECORD_COMPRESSED),\n"

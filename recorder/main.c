@@ -223,7 +223,8 @@ static const char topology_usage[] =
 	"Usage: shardrec topology [--threads=SPEC] [-C LIST] [-m PAGES]\n"
 	"                         [--topology-xml FILE | --synthetic SPEC]\n"
 	"\n"
-	"Print the writer plan: groups, CPUs, node, ring memory per node.\n";
+	"Print the writer plan (default --threads=auto): groups, CPUs, node, ring\n"
+	"memory per node.\n";
 
 static int cmd_topology(int argc, char **argv)
 {

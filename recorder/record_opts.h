@@ -39,7 +39,7 @@ struct record_opts {
 	bool sample_cpu;     /* --sample-cpu */
 	size_t mmap_pages;   /* -m, data pages per CPU ring */
 	size_t aux_pages;    /* -m DATA,AUX: AUX area pages per CPU for AUX events, 0 = default */
-	const char *threads; /* --threads spec, NULL = numa */
+	const char *threads; /* --threads spec, NULL = auto */
 	bool keep_shards;
 	bool no_buildid;     /* -B */
 	int verbose;         /* -v */

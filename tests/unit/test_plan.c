@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,23 +35,38 @@ struct machine {
 	struct topo *t;
 	int nr_cpus;
 	int (*node_of_cpu)(int cpu); /* the DRAM node the CPU is local to */
+	/* package, L3 domain (node on KNL: no L3) and core of a CPU, for auto */
+	int (*package_of_cpu)(int cpu), (*l3_of_cpu)(int cpu), (*core_of_cpu)(int cpu);
 	/* expected writer counts recording every CPU */
-	size_t numa, package, l3, core;
+	size_t numa, package, l3, core, auto_;
 };
+
+static int zero(int cpu) { return cpu - cpu; }
+static int itself(int cpu) { return cpu; }
 
 /* Xeon Phi 7250 in SNC-4 flat mode: 4 clusters x 17 cores x 4 threads, MCDRAM nodes 4-7. */
 static int knl_node(int cpu) { return cpu % 68 / 17; }
+static int knl_core(int cpu) { return cpu % 68; }
 
 /* 2 x 28 cores x 2 threads, one node and one L3 per package. */
 static int two_socket_node(int cpu) { return cpu % 56 / 28; }
+static int two_socket_core(int cpu) { return cpu % 56; }
 
 /* AMD-like (NPS2): 2 packages x 2 nodes x 2 L3 x 4 cores x 2 threads. */
 static int amd_node(int cpu) { return cpu % 32 / 8; }
+static int amd_package(int cpu) { return cpu % 32 / 16; }
+static int amd_l3(int cpu) { return cpu % 32 / 4; }
+static int amd_core(int cpu) { return cpu % 32; }
+
+/* EPYC-like in NPS1: one package, one node, 16 L3s of 8 one-thread cores. */
+static int epyc_l3(int cpu) { return cpu / 8; }
 
 static struct machine machines[] = {
-    {"knl-snc4", NULL, 272, knl_node, 4, 1, 1, 68},
-    {"2-socket", NULL, 112, two_socket_node, 2, 2, 2, 56},
-    {"amd-like", NULL, 64, amd_node, 4, 2, 8, 32},
+    {"knl-snc4", NULL, 272, knl_node, zero, knl_node, knl_core, 4, 1, 1, 68, 36},
+    {"2-socket", NULL, 112, two_socket_node, two_socket_node, two_socket_node, two_socket_core, 2,
+     2, 2, 56, 14},
+    {"amd-like", NULL, 64, amd_node, amd_package, amd_l3, amd_core, 4, 2, 8, 32, 8},
+    {"epyc-1node", NULL, 128, zero, zero, epyc_l3, itself, 1, 1, 16, 128, 16},
 };
 
 /* "pu:N(indexes=...)": OS index of each PU in topology order, cpu = thread * cores + core. */
@@ -99,6 +115,7 @@ static int machines_setup(void **state)
 	synthetic_indexes(idx, sizeof(idx), 32, 2);
 	snprintf(spec, sizeof(spec), "pack:2 group:2 [numa] l3:2 core:4 pu:2(indexes=%s)", idx);
 	machines[2].t = load(NULL, spec);
+	machines[3].t = load(NULL, "pack:1 [numa] l3:16 core:8 pu:1");
 	for (size_t m = 0; m < ARRAY_SIZE(machines); m++)
 		if (!machines[m].t)
 			return -1;
@@ -218,7 +235,8 @@ static void test_policies_all_cpus(void **state)
 		assert_int_equal(topo__nr_cpus(m->t), m->nr_cpus);
 		assert_false(topo__is_this_system(m->t));
 		assert_int_equal(groups_of(m, "numa", cpus, n), m->numa);
-		assert_int_equal(groups_of(m, "", cpus, n), m->numa);
+		assert_int_equal(groups_of(m, "", cpus, n), m->auto_);
+		assert_int_equal(groups_of(m, "auto", cpus, n), m->auto_);
 		assert_int_equal(groups_of(m, "package", cpus, n), m->package);
 		assert_int_equal(groups_of(m, "l3", cpus, n), m->l3);
 		assert_int_equal(groups_of(m, "cache", cpus, n), m->l3);
@@ -422,8 +440,10 @@ static void test_spec_parse(void **state)
 	char err[256], longspec[300];
 
 	(void)state;
-	assert_int_equal(spec_of(NULL).policy, PLAN_NUMA);
-	assert_int_equal(spec_of("").policy, PLAN_NUMA);
+	assert_int_equal(spec_of(NULL).policy, PLAN_AUTO);
+	assert_int_equal(spec_of("").policy, PLAN_AUTO);
+	assert_int_equal(spec_of("").cap, PLAN_AUTO_CAP);
+	assert_int_equal(spec_of("auto").policy, PLAN_AUTO);
 	assert_int_equal(spec_of("numa").policy, PLAN_NUMA);
 	assert_int_equal(spec_of("package").policy, PLAN_PACKAGE);
 	assert_int_equal(spec_of("l3").policy, PLAN_L3);
@@ -496,6 +516,177 @@ static size_t synthetic_plan(const char *synthetic, const char *policy, int *nod
 	plan__release(&plan);
 	topo__delete(t);
 	return groups;
+}
+
+/* True when every recorded CPU of a same-@key unit (core, L3) of @cpu is in @g. */
+static bool unit_whole(int (*key)(int), int cpu, int *group_of, size_t g)
+{
+	if (group_of[key(cpu)] < 0)
+		group_of[key(cpu)] = (int)g;
+	return group_of[key(cpu)] == (int)g;
+}
+
+/*
+ * Every group of @plan inside one package and node of @m, at most @cap CPUs,
+ * whole cores; an L3 with at most @cap recorded CPUs whole, a larger one
+ * alone in its groups.
+ */
+static void check_auto_groups(const struct machine *m, const struct plan *plan, size_t cap)
+{
+	int group_of_core[MAX_CPUS], group_of_l3[MAX_CPUS], l3_cpus[MAX_CPUS] = {0};
+
+	memset(group_of_core, -1, sizeof(group_of_core));
+	memset(group_of_l3, -1, sizeof(group_of_l3));
+	for (size_t g = 0; g < plan->nr_groups; g++)
+		for (size_t i = 0; i < plan->groups[g].nr_cpus; i++)
+			l3_cpus[m->l3_of_cpu(plan->groups[g].cpus[i])]++;
+	for (size_t g = 0; g < plan->nr_groups; g++) {
+		const struct plan_group *grp = &plan->groups[g];
+		int first = grp->cpus[0];
+
+		assert_true(grp->nr_cpus <= cap);
+		for (size_t i = 0; i < grp->nr_cpus; i++) {
+			int cpu = grp->cpus[i], l3 = m->l3_of_cpu(cpu);
+
+			assert_int_equal(m->package_of_cpu(cpu), m->package_of_cpu(first));
+			assert_int_equal(m->node_of_cpu(cpu), m->node_of_cpu(first));
+			assert_true(unit_whole(m->core_of_cpu, cpu, group_of_core, g));
+			if ((size_t)l3_cpus[l3] <= cap)
+				assert_true(unit_whole(m->l3_of_cpu, cpu, group_of_l3, g));
+			else
+				assert_int_equal(l3, m->l3_of_cpu(first));
+		}
+	}
+}
+
+/* Smallest and largest group of @plan. */
+static void group_sizes(const struct plan *plan, size_t *lo, size_t *hi)
+{
+	*lo = SIZE_MAX, *hi = 0;
+	for (size_t g = 0; g < plan->nr_groups; g++) {
+		*lo = plan->groups[g].nr_cpus < *lo ? plan->groups[g].nr_cpus : *lo;
+		*hi = plan->groups[g].nr_cpus > *hi ? plan->groups[g].nr_cpus : *hi;
+	}
+}
+
+/*
+ * The default plan on the four machines of the README: KNL 36 writers (each
+ * cluster's 17 four-thread cores as 8 x 2 cores + 1), 2-socket 14 x 8 CPUs,
+ * AMD-like one per L3 (8 x 8), EPYC-like one node one per L3 (16 x 8).
+ */
+static void test_auto_default(void **state)
+{
+	static const size_t lo_want[] = {4, 8, 8, 8};
+	int cpus[MAX_CPUS];
+	struct plan plan;
+	size_t lo, hi;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(machines); i++) {
+		const struct machine *m = &machines[i];
+		size_t n = all_cpus(m, cpus);
+
+		assert_int_equal(build_checked(m, "", cpus, n, &plan), m->auto_);
+		check_auto_groups(m, &plan, PLAN_AUTO_CAP);
+		group_sizes(&plan, &lo, &hi);
+		assert_int_equal(lo, lo_want[i]);
+		assert_int_equal(hi, 8);
+		plan__release(&plan);
+	}
+}
+
+/* Sizes as even as whole cores allow, the cap from the environment, -C subsets. */
+static void test_auto_cap(void **state)
+{
+	const struct machine *two = &machines[1], *amd = &machines[2];
+	int cpus[MAX_CPUS], node;
+	size_t n = all_cpus(two, cpus), lo, hi;
+	struct plan_spec spec;
+	struct plan plan;
+	char err[256], *text;
+
+	(void)state;
+	/* 68 one-thread cores: 9 groups of 7-8, not 8 x 8 + 4. */
+	assert_int_equal(synthetic_plan("pack:1 [numa] core:68 pu:1", "", &node, &text), 9);
+	free(text);
+	assert_int_equal(setenv(PLAN_AUTO_CAP_ENV, "16", 1), 0);
+	/* 4 x 7 cores per package */
+	assert_int_equal(build_checked(two, "auto", cpus, n, &plan), 8);
+	check_auto_groups(two, &plan, 16);
+	group_sizes(&plan, &lo, &hi);
+	assert_true(lo == 14 && hi == 14);
+	plan__release(&plan);
+	/* A cap below a core's threads: one core per writer. */
+	assert_int_equal(setenv(PLAN_AUTO_CAP_ENV, "1", 1), 0);
+	assert_int_equal(groups_of(two, "", cpus, n), 56);
+	for (const char *bad = "0"; bad; bad = strcmp(bad, "0") ? NULL : "x8") {
+		assert_int_equal(setenv(PLAN_AUTO_CAP_ENV, bad, 1), 0);
+		assert_int_equal(plan_spec__parse("auto", &spec, err, sizeof(err)), -EINVAL);
+		assert_non_null(strstr(err, PLAN_AUTO_CAP_ENV));
+	}
+	assert_int_equal(unsetenv(PLAN_AUTO_CAP_ENV), 0);
+	/* -C: 6 CPUs of one L3 (cores 0-2, both threads) and 1 of the next: whole L3s packed. */
+	n = 0;
+	for (int c = 0; c < 3; c++)
+		cpus[n++] = c, cpus[n++] = c + 32;
+	cpus[n++] = 4;
+	assert_int_equal(build_checked(amd, "", cpus, n, &plan), 1);
+	check_auto_groups(amd, &plan, PLAN_AUTO_CAP);
+	plan__release(&plan);
+	/* With core 3 too, 8 + 1 CPUs: cut at the L3, not 5 + 4. */
+	cpus[n++] = 3, cpus[n++] = 35;
+	assert_int_equal(build_checked(amd, "", cpus, n, &plan), 2);
+	assert_int_equal(plan.groups[0].nr_cpus, 8);
+	check_auto_groups(amd, &plan, PLAN_AUTO_CAP);
+	plan__release(&plan);
+}
+
+/* One plan on a restricted EPYC-like box (tests/data/gen-epyc-job.sh): groups and nodes. */
+static void check_job_plan(const char *xml, const char *policy, const int *nodes, size_t nr)
+{
+	char path[PATH_MAX], err[256];
+	struct plan_spec spec = spec_of(policy);
+	struct topo *t;
+	struct plan plan;
+
+	data_path(path, sizeof(path), xml);
+	t = load(path, NULL);
+	assert_non_null(t);
+	assert_int_equal(plan__build_list(&plan, t, &spec, NULL, err, sizeof(err)), 0);
+	assert_int_equal(plan.nr_groups, nr);
+	for (size_t g = 0; g < nr; g++) {
+		const struct plan_group *grp = &plan.groups[g];
+
+		if (grp->node != nodes[g])
+			fail_msg("%s %s: writer %zu on node %d, want %d", xml, policy, g, grp->node,
+				 nodes[g]);
+		/* Never across packages (64 CPUs each) to find a node. */
+		assert_int_equal(grp->cpus[0] / 64, grp->cpus[grp->nr_cpus - 1] / 64);
+		if (spec.policy == PLAN_AUTO) /* one L3 */
+			assert_int_equal(grp->cpus[0] / 8, grp->cpus[grp->nr_cpus - 1] / 8);
+	}
+	plan__release(&plan);
+	topo__delete(t);
+}
+
+/*
+ * Inside a cpuset allowing the memory of nodes 0, 3 and 4 only: node 1's
+ * CPUs write to node 0 and node 2's to node 3 (latency 11, not 12), package
+ * 1's to node 4. Exported by lstopo there, nodes 1-2 and 5-7 are gone: their
+ * CPUs fall back to their package's lowest allowed node.
+ */
+static void test_restricted_cpuset(void **state)
+{
+	static const int whole[] = {0, 0, 0, 0, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4};
+	static const int exported[] = {0, 0, 0, 0, 0, 0, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4};
+	static const int whole_numa[] = {0, 0, 3, 3, 4, 4, 4, 4};
+	static const int exported_numa[] = {0, 0, 3, 4, 4};
+
+	(void)state;
+	check_job_plan("epyc-job.xml", "", whole, ARRAY_SIZE(whole));
+	check_job_plan("epyc-job-lstopo.xml", "", exported, ARRAY_SIZE(exported));
+	check_job_plan("epyc-job.xml", "numa", whole_numa, ARRAY_SIZE(whole_numa));
+	check_job_plan("epyc-job-lstopo.xml", "numa", exported_numa, ARRAY_SIZE(exported_numa));
 }
 
 /*
@@ -603,6 +794,13 @@ static void test_this_system(void **state)
 	assert_true(plan.nr_groups >= 1);
 	assert_true(plan.groups[0].node >= 0);
 	plan__release(&plan);
+	/* The default: at most the cap per writer (a 2-CPU VM: 1 writer). */
+	spec = spec_of("");
+	assert_int_equal(plan__build(&plan, t, &spec, cpus, n, err, sizeof(err)), 0);
+	assert_true(plan.nr_groups >= (size_t)(n + PLAN_AUTO_CAP - 1) / PLAN_AUTO_CAP);
+	for (size_t g = 0; g < plan.nr_groups; g++)
+		assert_true(plan.groups[g].nr_cpus <= PLAN_AUTO_CAP && plan.groups[g].node >= 0);
+	plan__release(&plan);
 	topo__delete(t);
 }
 
@@ -674,6 +872,8 @@ int main(void)
 	    cmocka_unit_test(test_policies_subsets),  cmocka_unit_test(test_group_node_majority),
 	    cmocka_unit_test(test_build_errors),      cmocka_unit_test(test_user_spec),
 	    cmocka_unit_test(test_plan_print),        cmocka_unit_test(test_build_list),
+	    cmocka_unit_test(test_auto_default),      cmocka_unit_test(test_auto_cap),
+	    cmocka_unit_test(test_restricted_cpuset),
 	};
 	const struct CMUnitTest others[] = {
 	    cmocka_unit_test(test_spec_parse),	     cmocka_unit_test(test_memory_only_nodes),
@@ -681,8 +881,10 @@ int main(void)
 	    cmocka_unit_test(test_this_system),	     cmocka_unit_test(test_alloc_node),
 	    cmocka_unit_test(test_pin_self),
 	};
-	int fails =
-	    cmocka_run_group_tests_name("numa plans", plans, machines_setup, machines_teardown);
+	int fails;
+
+	unsetenv(PLAN_AUTO_CAP_ENV); /* the tests set it themselves */
+	fails = cmocka_run_group_tests_name("numa plans", plans, machines_setup, machines_teardown);
 
 	return fails + cmocka_run_group_tests_name("numa", others, NULL, NULL);
 }
