@@ -11,7 +11,7 @@ from collections import defaultdict
 
 out = sys.argv[1]
 TOOLS = ["perf", "perf-aio", "perf-threads", "perf-threads-numa", "perf-r1-threads", "perf-z",
-         "shardrec", "shardrec-cpu"]
+         "shardrec", "shardrec-r0", "shardrec-cpu"]
 PERF_TOOLS = [t for t in TOOLS if t.startswith("perf")]
 SR_TOOLS = [t for t in TOOLS if t.startswith("shardrec")]
 # Issue 15's goal: shardrec with default options against the best of these.

@@ -58,7 +58,7 @@ fi
 # The cpu and seed rows sample by time (-F max / 4 kHz): one -m, perf's
 # default of 128 pages (512 KiB), unless BENCH_MMAP or BENCH_MMAP_<wl> say so.
 BIG_MMAPS=${BENCH_MMAP:-128}
-TOOLS=${BENCH_TOOLS:-perf perf-aio perf-threads perf-threads-numa perf-r1-threads perf-z shardrec shardrec-cpu}
+TOOLS=${BENCH_TOOLS:-perf perf-aio perf-threads perf-threads-numa perf-r1-threads perf-z shardrec shardrec-r0 shardrec-cpu}
 WORKLOADS=${BENCH_WORKLOADS:-sched cpu pf seed}
 IDLE_MIN=${BENCH_IDLE_MIN:-90}
 IDLE_SECS=${BENCH_IDLE_SECS:-2}
@@ -152,6 +152,8 @@ recorder() { # tool mmap events out
 	perf-z) echo "$PERF record -z -a $ev -m $m -o $out" ;;
 	# The default: no tuning flag, only the row's events and -m.
 	shardrec) echo "$SHARDREC record -a $ev -m $m -o $out" ;;
+	# The default's writers at normal priority: what -r's default buys.
+	shardrec-r0) echo "$SHARDREC record -r 0 -a $ev -m $m -o $out" ;;
 	shardrec-cpu) echo "$SHARDREC record --threads=cpu -a $ev -m $m -o $out" ;;
 	*) die "unknown tool $tool" ;;
 	esac
