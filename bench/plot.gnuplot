@@ -10,6 +10,10 @@ set style fill solid 0.85 border -1
 set key outside right top
 set grid ytics
 set xtics rotate by -20
+# Ten distinct colours (tools, then the goal limit in grey): gnuplot's default
+# cycle has eight, so a ninth tool would share a colour with the first.
+colors = "#9400d3 #009e73 #56b4e9 #e69f00 #f0e442 #0072b2 #e51e10 #000000 #cc79a7 #a0a0a0"
+do for [i=1:10] { set linetype i linecolor rgb word(colors, i) }
 stats "cpu.dat" using 2 nooutput
 ntools = STATS_columns - 2   # without the row label and the goal limit
 set multiplot layout 3,1 title "shardrec vs perf record (medians; same events and -m per row)"
