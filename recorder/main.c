@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /* shardrec's command line: the only place that prints or exits. */
 #include "numa/topology.h"
-#include "recorder/job.h"
-#include "recorder/log.h"
-#include "recorder/loss.h"
-#include "recorder/merge.h"
-#include "recorder/privs.h"
-#include "recorder/record_opts.h"
-#include "recorder/session.h"
-#include "recorder/sysinfo.h"
+#include "recorder/job/job.h"
+#include "recorder/util/log.h"
+#include "recorder/merge/loss.h"
+#include "recorder/merge/merge.h"
+#include "recorder/util/privs.h"
+#include "recorder/events/record_opts.h"
+#include "recorder/capture/session.h"
+#include "recorder/header/sysinfo.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "recorder/control.h"
+#include "recorder/capture/control.h"
 
 #include <errno.h>
 #include <fcntl.h>

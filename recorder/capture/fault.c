@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Test-only fault injection for shard writes: see fault.h. */
-#include "recorder/fault.h"
-#include "recorder/log.h"
+#include "recorder/capture/fault.h"
+#include "recorder/util/log.h"
 
 #include <errno.h>
 #include <pthread.h>

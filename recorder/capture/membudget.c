@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * recorder/membudget.c: will the rings fit in the locked-memory budget?
+ * recorder/capture/membudget.c: will the rings fit in the locked-memory budget?
  * Mirrors the accounting of the kernel's perf_mmap(), in pages as it does.
  */
-#include "recorder/membudget.h"
+#include "recorder/capture/membudget.h"
 
 #include <errno.h>
 #include <inttypes.h>

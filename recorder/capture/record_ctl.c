@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "recorder/record_ctl.h"
-#include "recorder/target.h"
+#include "recorder/capture/record_ctl.h"
+#include "recorder/capture/target.h"
 
 #include <dirent.h>
 #include <errno.h>

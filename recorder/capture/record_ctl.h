@@ -7,7 +7,7 @@
 #ifndef SHARDREC_RECORD_CTL_H
 #define SHARDREC_RECORD_CTL_H
 
-#include "recorder/evlist.h"
+#include "recorder/events/evlist.h"
 
 #include <stdbool.h>
 #include <stddef.h>

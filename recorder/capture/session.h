@@ -6,7 +6,7 @@
 #ifndef SHARDREC_SESSION_H
 #define SHARDREC_SESSION_H
 
-#include "recorder/record_opts.h"
+#include "recorder/events/record_opts.h"
 
 /*
  * Runs `shardrec record`. Returns the process exit code: the workload's

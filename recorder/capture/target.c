@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "recorder/target.h"
+#include "recorder/capture/target.h"
 #include "numa/topology.h"
 
 #include <dirent.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "recorder/workload.h"
-#include "recorder/privs.h"
+#include "recorder/capture/workload.h"
+#include "recorder/util/privs.h"
 
 #include <errno.h>
 #include <fcntl.h>

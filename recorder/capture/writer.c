@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "recorder/writer.h"
-#include "recorder/fault.h"
-#include "recorder/privs.h"
+#include "recorder/capture/writer.h"
+#include "recorder/capture/fault.h"
+#include "recorder/util/privs.h"
 #include "aux/aux.h"
-#include "recorder/zpass.h"
+#include "recorder/codec/zpass.h"
 
 #include <errno.h>
 #include <poll.h>

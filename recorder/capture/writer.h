@@ -9,7 +9,7 @@
 #define SHARDREC_WRITER_H
 
 #include "numa/topology.h"
-#include "recorder/shard.h"
+#include "recorder/perfdata/shard.h"
 #include "ringbuf/ringbuf.h"
 
 #include <pthread.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "recorder/writer_report.h"
-#include "recorder/log.h"
+#include "recorder/capture/writer_report.h"
+#include "recorder/util/log.h"
 
 #include <string.h>
 #include <unistd.h>

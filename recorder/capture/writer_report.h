@@ -10,8 +10,8 @@
 #define SHARDREC_WRITER_REPORT_H
 
 #include "numa/topology.h"
-#include "recorder/evlist.h"
-#include "recorder/writer.h"
+#include "recorder/events/evlist.h"
+#include "recorder/capture/writer.h"
 
 #include <stdbool.h>
 #include <stddef.h>

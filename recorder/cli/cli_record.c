@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "recorder/record_opts.h"
-#include "recorder/cli_sample.h"
+#include "recorder/events/record_opts.h"
+#include "recorder/cli/cli_sample.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "recorder/cli_sample.h"
-#include "recorder/callchain.h"
+#include "recorder/cli/cli_sample.h"
+#include "recorder/events/callchain.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
 #ifndef SHARDREC_CLI_SAMPLE_H
 #define SHARDREC_CLI_SAMPLE_H
 
-#include "recorder/record_opts.h"
+#include "recorder/events/record_opts.h"
 
 #include <stddef.h>
 

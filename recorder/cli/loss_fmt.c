@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Text and JSON renderings of loss_stats for `shardrec loss`. */
-#include "recorder/loss.h"
+#include "recorder/merge/loss.h"
 
 static const char loss_definition[] =
     "loss = lost_time / elapsed: lost_time is the union over CPUs of the intervals from the\n"

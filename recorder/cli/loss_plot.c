@@ -5,7 +5,7 @@
  * temporary directory; gnuplot runs as a child with its output captured
  * there, so a failure comes back as one line, and nothing is printed here.
  */
-#include "recorder/loss.h"
+#include "recorder/merge/loss.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -5,7 +5,7 @@
  * output: memory stays bounded by the largest record (64 KiB, header.size is
  * a u16) plus PDECOMP_CHUNK.
  */
-#include "recorder/pdecomp.h"
+#include "recorder/codec/pdecomp.h"
 
 #include <errno.h>
 #include <stdbool.h>

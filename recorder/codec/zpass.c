@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "recorder/zpass.h"
+#include "recorder/codec/zpass.h"
 #include "numa/topology.h"
-#include "recorder/pfile.h"
+#include "recorder/perfdata/pfile.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "recorder/callchain.h"
+#include "recorder/events/callchain.h"
 
 #include <errno.h>
 #include <stdio.h>

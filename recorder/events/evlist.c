@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "recorder/evlist.h"
-#include "recorder/log.h"
-#include "recorder/sample_config.h"
+#include "recorder/events/evlist.h"
+#include "recorder/util/log.h"
+#include "recorder/events/sample_config.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -8,10 +8,10 @@
 #ifndef SHARDREC_EVLIST_H
 #define SHARDREC_EVLIST_H
 
-#include "recorder/evparse.h"
-#include "recorder/pfile.h"
-#include "recorder/recbuf.h"
-#include "recorder/record_opts.h"
+#include "recorder/events/evparse.h"
+#include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/recbuf.h"
+#include "recorder/events/record_opts.h"
 #include "ringbuf/ringbuf.h"
 #include "aux/aux.h"
 

@@ -19,7 +19,7 @@
  * cache events their cache name without modifiers (perf builds those names
  * itself); everything else keeps the text as written, modifiers included.
  */
-#include "recorder/evparse.h"
+#include "recorder/events/evparse.h"
 #include "aux/aux.h"
 
 #include <dirent.h>

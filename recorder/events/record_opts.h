@@ -12,7 +12,7 @@ struct merge_stats;
 
 /*
  * Callbacks of a caller that runs session__record for its own ends
- * (`shardrec job`, recorder/job.c). Unused members are NULL.
+ * (`shardrec job`, recorder/job/job.c). Unused members are NULL.
  */
 struct record_hooks {
 	/* Events are enabled and the command runs (not called when setup failed). */
@@ -54,7 +54,7 @@ struct record_opts {
 	 * default: WRITER_DEFAULT_RT_PRIO where allowed, else normal).
 	 */
 	int realtime;
-	/* perf record's sample options (recorder/sample_config.c applies them) */
+	/* perf record's sample options (recorder/events/sample_config.c applies them) */
 	bool callgraph_dwarf;  /* --call-graph dwarf[,size] */
 	uint32_t dwarf_size;   /* user stack bytes per sample */
 	uint64_t user_regs;    /* --user-regs mask, 0 = unset */

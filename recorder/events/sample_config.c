@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "recorder/sample_config.h"
-#include "recorder/callchain.h"
+#include "recorder/events/sample_config.h"
+#include "recorder/events/callchain.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -13,8 +13,8 @@
 #ifndef SHARDREC_SAMPLE_CONFIG_H
 #define SHARDREC_SAMPLE_CONFIG_H
 
-#include "recorder/evlist.h"
-#include "recorder/record_opts.h"
+#include "recorder/events/evlist.h"
+#include "recorder/events/record_opts.h"
 
 /*
  * Applies @o's sample options to every evsel of @l (after the base

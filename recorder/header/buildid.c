@@ -8,7 +8,7 @@
  * processes: every offset and size read from the file is checked against
  * the file size before use, and note segments are capped.
  */
-#include "recorder/buildid.h"
+#include "recorder/header/buildid.h"
 
 #include <elf.h>
 #include <endian.h>

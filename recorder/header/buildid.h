@@ -6,7 +6,7 @@
 #ifndef SHARDREC_BUILDID_H
 #define SHARDREC_BUILDID_H
 
-#include "recorder/pfile.h"
+#include "recorder/perfdata/pfile.h"
 
 #include <stddef.h>
 #include <stdint.h>

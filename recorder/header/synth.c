@@ -23,7 +23,7 @@
  * perf zeroes the sample_id trailer of synthesized records: we write it
  * with time 0, id 0, cpu 0, pid/tid 0, which is the same bytes.
  */
-#include "recorder/synth.h"
+#include "recorder/header/synth.h"
 
 #include <ctype.h>
 #include <dirent.h>

@@ -8,8 +8,8 @@
 #ifndef SHARDREC_SYNTH_H
 #define SHARDREC_SYNTH_H
 
-#include "recorder/pfile.h"
-#include "recorder/recbuf.h"
+#include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/recbuf.h"
 
 #include <sys/types.h>
 

@@ -9,7 +9,7 @@
  * A feature whose source is missing (no NUMA sysfs, no "model name" line)
  * is left out, as perf clears a feature whose write fails.
  */
-#include "recorder/sysinfo.h"
+#include "recorder/header/sysinfo.h"
 
 #include <ctype.h>
 #include <dirent.h>

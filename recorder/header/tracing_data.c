@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "recorder/tracing_data.h"
-#include "recorder/recbuf.h"
+#include "recorder/header/tracing_data.h"
+#include "recorder/perfdata/recbuf.h"
 
 #include <dirent.h>
 #include <errno.h>

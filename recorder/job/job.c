@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "recorder/job.h"
-#include "recorder/jobenv.h"
-#include "recorder/log.h"
-#include "recorder/loss.h"
-#include "recorder/merge.h"
-#include "recorder/privs.h"
-#include "recorder/record_opts.h"
-#include "recorder/rendezvous.h"
-#include "recorder/session.h"
+#include "recorder/job/job.h"
+#include "recorder/job/jobenv.h"
+#include "recorder/util/log.h"
+#include "recorder/merge/loss.h"
+#include "recorder/merge/merge.h"
+#include "recorder/util/privs.h"
+#include "recorder/events/record_opts.h"
+#include "recorder/job/rendezvous.h"
+#include "recorder/capture/session.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -381,7 +381,7 @@ static int job__write_json(const struct job *j, double metric, int code)
 	return ret;
 }
 
-/* lost_time / elapsed_time of the output (recorder/loss.h); -1 when unknown. */
+/* lost_time / elapsed_time of the output (recorder/merge/loss.h); -1 when unknown. */
 static double job__loss_metric(const struct job *j)
 {
 	struct loss_stats ls;

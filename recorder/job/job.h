@@ -4,12 +4,12 @@
  * batch jobs, one line in the job script (`srun shardrec job -- ./app`),
  * one perf.data per node.
  *
- * Every rank runs it. Local rank 0 of each node (recorder/jobenv.h says how
+ * Every rank runs it. Local rank 0 of each node (recorder/job/jobenv.h says how
  * it is found) records the node system-wide, or only the job's cgroup with
  * --job-cgroup, and runs its own app as the recorded command, so its exit
  * status is the app's. Every other rank registers in the node's rendezvous
  * directory, waits until the recorder says its events are enabled, and
- * execs the app (recorder/rendezvous.h). The recorder stops when its app
+ * execs the app (recorder/job/rendezvous.h). The recorder stops when its app
  * has exited and the registered ranks' processes are gone, or on
  * SIGTERM/SIGINT/SIGHUP (walltime, scancel): it then stops its app, merges
  * at once and exits. After a SIGKILL, `shardrec merge --recover DIR` makes

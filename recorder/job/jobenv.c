@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "recorder/jobenv.h"
+#include "recorder/job/jobenv.h"
 
 #include <errno.h>
 #include <stdio.h>

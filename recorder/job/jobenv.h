@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Where `shardrec job` runs: the batch system's and the MPI launcher's
- * environment, read once (recorder/job.c decides what to do with it).
+ * environment, read once (recorder/job/job.c decides what to do with it).
  *
  * The local rank decides who records a node: the first variable found of
  *   OMPI_COMM_WORLD_LOCAL_RANK (Open MPI's mpirun, also under Slurm)

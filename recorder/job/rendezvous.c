@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "recorder/rendezvous.h"
+#include "recorder/job/rendezvous.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -2,7 +2,7 @@
 /*
  * The per-node rendezvous of `shardrec job`'s ranks: a directory
  * $TMPDIR/shardrec-job.<uid>.<key> (default /tmp) that the ranks of one
- * node share, with <key> naming the job step (recorder/jobenv.h).
+ * node share, with <key> naming the job step (recorder/job/jobenv.h).
  *
  *   rank.N  written by local rank N > 0 before it execs the app:
  *           "PID STARTTIME" (STARTTIME from /proc/PID/stat, kept across

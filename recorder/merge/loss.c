@@ -7,10 +7,10 @@
  * record of the same CPU" stays meaningful). Memory: one slot per CPU and
  * one interval per LOST record.
  */
-#include "recorder/loss.h"
-#include "recorder/pdecomp.h"
-#include "recorder/pfile.h"
-#include "recorder/recbuf.h"
+#include "recorder/merge/loss.h"
+#include "recorder/codec/pdecomp.h"
+#include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/recbuf.h"
 
 #include <dirent.h>
 #include <errno.h>

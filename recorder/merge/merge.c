@@ -14,12 +14,12 @@
  * final. The output is globally time-sorted, which satisfies perf's
  * FINISHED_ROUND rule wherever the rounds fall.
  */
-#include "recorder/merge.h"
-#include "recorder/buildid.h"
-#include "recorder/pfile.h"
-#include "recorder/pheap.h"
-#include "recorder/shard.h"
-#include "recorder/zpass.h"
+#include "recorder/merge/merge.h"
+#include "recorder/header/buildid.h"
+#include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/pheap.h"
+#include "recorder/perfdata/shard.h"
+#include "recorder/codec/zpass.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -4,7 +4,7 @@
  *
  * DIR/header.data  a perf.data written before recording: attrs, ids,
  *                  features, and the synthesized records as its data
- * DIR/shard.N      one per writer (recorder/shard.h)
+ * DIR/shard.N      one per writer (recorder/perfdata/shard.h)
  * DIR/tail.raw     optional records for the end (LOST_SAMPLES)
  *
  * Output data: header.data's records (time 0, processed as read), then

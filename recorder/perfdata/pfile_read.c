@@ -8,7 +8,7 @@
  * against the file size with overflow-safe arithmetic before use, because
  * this code also runs under a fuzzer and on files of killed recorders.
  */
-#include "recorder/pfile.h"
+#include "recorder/perfdata/pfile.h"
 
 #include <errno.h>
 #include <fcntl.h>

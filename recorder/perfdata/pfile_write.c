@@ -5,7 +5,7 @@
  * Everything goes through pwrite() at explicit offsets so the recorder can
  * rewrite the header while data is still being appended.
  */
-#include "recorder/pfile.h"
+#include "recorder/perfdata/pfile.h"
 
 #include <errno.h>
 #include <stdlib.h>

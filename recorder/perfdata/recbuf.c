@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "recorder/recbuf.h"
+#include "recorder/perfdata/recbuf.h"
 
 #include <errno.h>
 #include <stdlib.h>

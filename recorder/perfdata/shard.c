@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "recorder/shard.h"
-#include "recorder/pfile.h"
+#include "recorder/perfdata/shard.h"
+#include "recorder/perfdata/pfile.h"
 
 #include <errno.h>
 #include <fcntl.h>

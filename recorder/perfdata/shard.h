@@ -11,7 +11,7 @@
  *
  * With compression (-z) a pass is instead
  *   ZPASS {hdr, seq, wtime, bytes, raw} + bytes of perf records: one whole
- *         zstd frame as PERF_RECORD_COMPRESSED records (recorder/zpass.h)
+ *         zstd frame as PERF_RECORD_COMPRESSED records (recorder/codec/zpass.h)
  *         decompressing to raw bytes of ring records.
  *
  * wtime is read from the recording clock before any ring head of the pass,

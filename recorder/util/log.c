@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "recorder/log.h"
+#include "recorder/util/log.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "recorder/privs.h"
-#include "recorder/log.h"
+#include "recorder/util/privs.h"
+#include "recorder/util/log.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -26,9 +26,9 @@
 #ifndef SHARDREC_PRIVS_H
 #define SHARDREC_PRIVS_H
 
-#include "recorder/evlist.h"
-#include "recorder/evparse.h"
-#include "recorder/record_opts.h"
+#include "recorder/events/evlist.h"
+#include "recorder/events/evparse.h"
+#include "recorder/events/record_opts.h"
 
 #include <stdbool.h>
 #include <stddef.h>

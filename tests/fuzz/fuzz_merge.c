@@ -9,7 +9,7 @@
  * unpacked into a directory on /dev/shm (tmpfs: merge's fsync is cheap)
  * and merged. tests/fuzz/mkcorpus.sh packs real recordings this way.
  */
-#include "recorder/merge.h"
+#include "recorder/merge/merge.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -6,8 +6,8 @@
  * time lookups merge uses; finally `shardrec loss` on the same bytes, which
  * also walks COMPRESSED records through pdecomp.
  */
-#include "recorder/loss.h"
-#include "recorder/pfile.h"
+#include "recorder/merge/loss.h"
+#include "recorder/perfdata/pfile.h"
 #include "tests/fuzz/fuzz_util.h"
 
 #include <stdlib.h>

@@ -5,8 +5,8 @@
  * (ZPASS, through zunpass__run into a buffer of the pass's stated raw size,
  * bounded as merge bounds it).
  */
-#include "recorder/shard.h"
-#include "recorder/zpass.h"
+#include "recorder/perfdata/shard.h"
+#include "recorder/codec/zpass.h"
 #include "tests/fuzz/fuzz_util.h"
 
 #include <fcntl.h>

@@ -22,9 +22,9 @@
 #include "unit_util.h"
 
 #include "aux/aux.h"
-#include "recorder/merge.h"
-#include "recorder/pfile.h"
-#include "recorder/writer.h"
+#include "recorder/merge/merge.h"
+#include "recorder/perfdata/pfile.h"
+#include "recorder/capture/writer.h"
 #include "ringbuf/ring_order.h"
 #include "ringbuf/ringbuf.h"
 

@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "recorder/loss.h"
-#include "recorder/pfile.h"
+#include "recorder/merge/loss.h"
+#include "recorder/perfdata/pfile.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -12,9 +12,9 @@
 
 #include <cmocka.h>
 
-#include "recorder/merge.h"
-#include "recorder/pfile.h"
-#include "recorder/shard.h"
+#include "recorder/merge/merge.h"
+#include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/shard.h"
 #include "unit_util.h"
 
 #include <errno.h>

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "recorder/privs.h"
+#include "recorder/util/privs.h"
 
 #define PERFMON PRIVS_F(PRIVS_PERFMON)
 
