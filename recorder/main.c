@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* shardrec's command line: the only place that prints or exits. */
 #include "numa/topology.h"
+#include "recorder/codec/zunpass.h"
+#include "recorder/header/dso_hits.h"
 #include "recorder/job/job.h"
 #include "recorder/util/log.h"
 #include "recorder/merge/loss.h"
@@ -109,7 +111,10 @@ static int cmd_merge(int argc, char **argv)
 		{"no-buildid", no_argument, NULL, 'B'}, {"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 	};
-	struct merge_opts mo = {.build_ids = true, .progress = merge_progress};
+	struct merge_opts mo = {
+		.build_ids = true, .dec = &zunpass__ops, .hits = &dso_hits__ops,
+		.progress = merge_progress,
+	};
 	struct merge_stats st;
 	char out[4096], err[1024];
 	bool quiet = false;
@@ -200,7 +205,7 @@ static int cmd_loss(int argc, char **argv)
 	if (!st)
 		return 1;
 	for (int i = 0; i < n && !ret; i++)
-		if (loss__analyze(argv[optind + i], &st[i], err, sizeof(err))) {
+		if (loss__analyze(argv[optind + i], &zunpass__ops, &st[i], err, sizeof(err))) {
 			pr_err("loss: %s", err);
 			ret = 1;
 		}

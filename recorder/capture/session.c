@@ -2,6 +2,8 @@
 #include "recorder/capture/session.h"
 #include "numa/topology.h"
 #include "recorder/capture/control.h"
+#include "recorder/codec/zunpass.h"
+#include "recorder/header/dso_hits.h"
 #include "recorder/events/evlist.h"
 #include "recorder/util/log.h"
 #include "recorder/capture/membudget.h"
@@ -819,7 +821,7 @@ static int session__merge(struct session *s)
 {
 	struct merge_opts mo = {
 		.dir = s->dir, .output = s->o->output, .build_ids = !s->o->no_buildid,
-		.progress = merge_progress,
+		.dec = &zunpass__ops, .hits = &dso_hits__ops, .progress = merge_progress,
 	};
 	struct merge_stats ms;
 	char err[1024];

@@ -11,18 +11,17 @@
  * (u16 header.size bounds it: compressBound(64000) + frame overhead fits).
  * Frames are whole, so the merge may interleave frames of different shards.
  * A single event too big to fit compressed is stored as a plain record
- * between frames.
+ * between frames. The decoder is codec/zunpass.h.
  */
 #ifndef SHARDREC_ZPASS_H
 #define SHARDREC_ZPASS_H
+
+#include "recorder/perfdata/shard.h" /* ZPASS_SEGMENT, ZPASS_MMAP_LEN, ZPASS_REC_MAX */
 
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
 
-#define ZPASS_SEGMENT 64000U    /* raw bytes per COMPRESSED record, at most */
-#define ZPASS_MMAP_LEN 65536U   /* what HEADER_COMPRESSED announces */
-#define ZPASS_REC_MAX 65535U    /* header.size is a u16 */
 
 struct zpass {
 	void *cctx;          /* ZSTD_CCtx */
@@ -39,28 +38,5 @@ void zpass__release(struct zpass *z);
  * iovecs, as at a ring wrap) into z->out / z->len. 0 / -errno.
  */
 int zpass__compress(struct zpass *z, const struct iovec *iov, int nr_iov, size_t total);
-
-/* Decompression of a pass payload (COMPRESSED and plain records). */
-struct zunpass {
-	void *dctx; /* ZSTD_DCtx */
-};
-
-int zunpass__init(struct zunpass *u);
-void zunpass__release(struct zunpass *u);
-/*
- * Decompresses @len bytes of records at @in into @out (@cap bytes). Plain
- * records are copied. Returns the bytes produced or -errno (-EBADMSG on
- * corrupt input: *@bad_off is the offset of the bad record in @in, and
- * *@produced what was decoded before it).
- */
-long zunpass__run(struct zunpass *u, const unsigned char *in, size_t len, unsigned char *out,
-		  size_t cap, size_t *bad_off, size_t *produced);
-/*
- * Most bytes the whole records of @len payload bytes at @in can decompress
- * to: zpass__compress gives no COMPRESSED record more than ZPASS_SEGMENT raw
- * bytes and plain records stay as they are. Lets a reader size its output
- * from the payload instead of trusting a (possibly corrupt) stated size.
- */
-size_t zunpass__bound(const unsigned char *in, size_t len);
 
 #endif

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "recorder/job/job.h"
+#include "recorder/codec/zunpass.h"
 #include "recorder/job/jobenv.h"
 #include "recorder/util/log.h"
 #include "recorder/merge/loss.h"
@@ -390,7 +391,7 @@ static double job__loss_metric(const struct job *j)
 
 	if (!j->merged)
 		return -1;
-	if (!loss__analyze(j->output, &ls, err, sizeof(err)))
+	if (!loss__analyze(j->output, &zunpass__ops, &ls, err, sizeof(err)))
 		m = loss_stats__metric(&ls);
 	else
 		pr_warn("job: loss metric: %s", err);

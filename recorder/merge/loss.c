@@ -8,7 +8,7 @@
  * one interval per LOST record.
  */
 #include "recorder/merge/loss.h"
-#include "recorder/codec/pdecomp.h"
+#include "recorder/merge/merge_ops.h"
 #include "recorder/perfdata/pfile.h"
 #include "recorder/perfdata/recbuf.h"
 
@@ -38,7 +38,8 @@ struct loss_ctx {
 	uint64_t pending_start;
 	struct loss_iv *iv;
 	size_t nr_iv, cap_iv;
-	struct pdecomp *dec; /* the current file's zstd stream */
+	const struct merge_decoder *ops; /* NULL: COMPRESSED records fail */
+	void *dec; /* the current file's zstd stream */
 	struct recbuf points; /* struct loss_point each, for st->points */
 };
 
@@ -253,10 +254,12 @@ static int on_record(const struct perf_event_header *h, void *arg)
 	struct loss_ctx *c = arg;
 
 	if (h->type == PFILE_REC_COMPRESSED) {
-		if (!c->dec && !(c->dec = pdecomp__new()))
+		if (!c->ops)
+			return -ENOTSUP;
+		if (!c->dec && !(c->dec = c->ops->new()))
 			return -ENOMEM;
 		c->st->compressed++;
-		return pdecomp__feed(c->dec, h + 1, h->size - sizeof(*h), on_record, c);
+		return c->ops->stream_feed(c->dec, h + 1, h->size - sizeof(*h), on_record, c);
 	}
 	c->st->records++;
 	c->st->data_bytes += h->size;
@@ -295,7 +298,8 @@ static int loss__file_range(struct loss_ctx *c, int fd, uint64_t start, uint64_t
 	else if (ret < 0)
 		snprintf(err, errlen, "%s: %s", name, strerror(-ret));
 	pfile_reader__release(&r);
-	pdecomp__delete(c->dec);
+	if (c->dec)
+		c->ops->delete(c->dec);
 	c->dec = NULL;
 	c->st->nr_files++;
 	return ret < 0 ? ret : 0;
@@ -376,7 +380,8 @@ static int loss__dir_files(struct loss_ctx *c, const char *dir, char *err, size_
 static void loss_ctx__release(struct loss_ctx *c)
 {
 	pfile__close(&c->pf);
-	pdecomp__delete(c->dec);
+	if (c->dec)
+		c->ops->delete(c->dec);
 	free(c->lay);
 	free(c->cpu_back);
 	free(c->cpu_last);
@@ -384,9 +389,10 @@ static void loss_ctx__release(struct loss_ctx *c)
 	recbuf__release(&c->points);
 }
 
-int loss__analyze(const char *path, struct loss_stats *st, char *err, size_t errlen)
+int loss__analyze(const char *path, const struct merge_decoder *dec, struct loss_stats *st,
+		  char *err, size_t errlen)
 {
-	struct loss_ctx c = {.st = st, .pf = {.fd = -1}};
+	struct loss_ctx c = {.st = st, .pf = {.fd = -1}, .ops = dec};
 	char hdr[4096];
 	struct stat sb;
 	bool dir;

@@ -32,6 +32,8 @@
 #ifndef SHARDREC_LOSS_H
 #define SHARDREC_LOSS_H
 
+#include "recorder/merge/merge_ops.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -76,10 +78,12 @@ struct loss_stats {
 
 /*
  * Reads the perf.data file or perf --threads directory @path into @st
- * (zeroed first; release with loss_stats__release even on error).
- * 0 / -errno with one line in @err.
+ * (zeroed first; release with loss_stats__release even on error), with
+ * @dec (codec/'s zunpass__ops) for COMPRESSED records (NULL: -ENOTSUP on
+ * the first). 0 / -errno with one line in @err.
  */
-int loss__analyze(const char *path, struct loss_stats *st, char *err, size_t errlen);
+int loss__analyze(const char *path, const struct merge_decoder *dec, struct loss_stats *st,
+		  char *err, size_t errlen);
 void loss_stats__release(struct loss_stats *st);
 
 /* lost_time / elapsed_time; 0 when the file has less than two timestamps. */

@@ -15,11 +15,9 @@
  * FINISHED_ROUND rule wherever the rounds fall.
  */
 #include "recorder/merge/merge.h"
-#include "recorder/header/buildid.h"
 #include "recorder/perfdata/pfile.h"
 #include "recorder/perfdata/pheap.h"
 #include "recorder/perfdata/shard.h"
-#include "recorder/codec/zpass.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -83,7 +81,7 @@ struct merger {
 	struct pheap fheap; /* compressed frames, by first timestamp */
 	bool frames;           /* compressed shards merged frame by frame */
 	uint64_t round_max, prev_round_max, emitted_max;
-	struct zunpass unz;
+	void *dec; /* o->dec's decoder, NULL without one */
 	unsigned char *scratch; /* decompressed pass */
 	size_t scratch_cap;
 	uint64_t run_seq, slack;
@@ -94,7 +92,7 @@ struct merger {
 	uint64_t unknown_ids;
 	struct pfile_section *auxidx; /* HEADER_AUXTRACE: {file offset, header.size} per AUXTRACE */
 	size_t nr_auxidx, cap_auxidx;
-	struct dso_hits *hits;
+	void *hits; /* o->hits's tracker, NULL without build ids */
 	uint64_t in_total, next_progress;
 	char *err;
 	size_t errlen;
@@ -311,7 +309,7 @@ static bool account(struct merger *m, const struct perf_event_header *h)
 		st->auxtrace_records++;
 	}
 	if (m->hits)
-		dso_hits__feed(m->hits, h);
+		m->o->hits->feed(m->hits, h);
 	return true;
 }
 
@@ -544,8 +542,15 @@ static long pass_decompress(struct merger *m, struct mshard *s, const struct mpa
 	int st;
 	size_t len = mp->p.truncated ? pfile__walk_records(mp->p.buf, mp->p.len, false, &st)
 				     : mp->p.len;
-	size_t bad = 0, got, cap = zunpass__bound(mp->p.buf, len);
+	size_t bad = 0, got, cap;
 	long n;
+
+	if (!m->dec) {
+		snprintf(m->err, m->errlen, "%s: compressed shard, and no decoder to read it",
+			 s->r.name);
+		return -ENOTSUP;
+	}
+	cap = m->o->dec->pass_bound(mp->p.buf, len);
 
 	/*
 	 * Sized from the payload: a corrupt PASS record may state up to 4 GiB.
@@ -561,7 +566,7 @@ static long pass_decompress(struct merger *m, struct mshard *s, const struct mpa
 		m->scratch = b;
 		m->scratch_cap = cap;
 	}
-	n = zunpass__run(&m->unz, mp->p.buf, len, m->scratch, cap, &bad, &got);
+	n = m->o->dec->pass_run(m->dec, mp->p.buf, len, m->scratch, cap, &bad, &got);
 	if (n >= 0 && (mp->p.truncated || (uint64_t)n == mp->p.raw) &&
 	    pfile__walk_records(m->scratch, n, true, &st) == (size_t)n && st == 0)
 		return n;
@@ -1060,7 +1065,7 @@ static int finish_features(struct merger *m, struct pfile_header *fh)
 	if (!err)
 		err = finish_auxtrace(m, fs);
 	if (!err && m->hits)
-		err = dso_hits__encode(m->hits, NULL, fs, &m->st->nr_build_ids);
+		err = m->o->hits->encode(m->hits, fs, &m->st->nr_build_ids);
 	if (!err)
 		err = pfile__write_features(m->out_fd, m->ooff, fs, fh->features, &end);
 	return err;
@@ -1163,12 +1168,14 @@ static void merger_release(struct merger *m)
 		free(f);
 	}
 	pheap__release(&m->fheap);
-	zunpass__release(&m->unz);
+	if (m->dec)
+		m->o->dec->delete(m->dec);
 	free(m->scratch);
 	free(m->auxidx);
 	free(m->ids);
 	free(m->obuf);
-	dso_hits__delete(m->hits);
+	if (m->hits)
+		m->o->hits->delete(m->hits);
 	pfile__close(&m->hdr);
 	if (m->dirfd >= 0)
 		close(m->dirfd);
@@ -1202,11 +1209,13 @@ static int merger_init(struct merger *m)
 	m->obuf = malloc(OUT_BUF_SIZE);
 	if (!m->obuf)
 		return -ENOMEM;
-	err = zunpass__init(&m->unz);
-	if (err)
-		return err;
-	if (m->o->build_ids) {
-		m->hits = dso_hits__new(&m->layout);
+	if (m->o->dec) {
+		m->dec = m->o->dec->new();
+		if (!m->dec)
+			return -ENOMEM;
+	}
+	if (m->o->build_ids && m->o->hits) {
+		m->hits = m->o->hits->new(&m->layout);
 		if (!m->hits)
 			return -ENOMEM;
 	}

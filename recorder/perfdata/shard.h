@@ -46,6 +46,11 @@ enum shard_rec_type {
 
 #define SHARD_F_ZSTD 1U /* shard_file_header.flags: passes are ZPASS */
 
+/* A ZPASS payload's COMPRESSED records (codec/zpass.h writes them). */
+#define ZPASS_SEGMENT 64000U    /* raw bytes per COMPRESSED record, at most */
+#define ZPASS_MMAP_LEN 65536U   /* what HEADER_COMPRESSED announces */
+#define ZPASS_REC_MAX 65535U    /* header.size is a u16 */
+
 struct shard_file_header {
 	char magic[8];
 	uint32_t version;

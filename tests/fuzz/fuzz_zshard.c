@@ -6,7 +6,7 @@
  * plain reader alone is fuzz_shard (libperfdata.a only).
  */
 #include "recorder/perfdata/shard.h"
-#include "recorder/codec/zpass.h"
+#include "recorder/codec/zunpass.h"
 #include "tests/fuzz/fuzz_util.h"
 
 #include <fcntl.h>
