@@ -9,7 +9,7 @@
 #include "recorder/capture/membudget.h"
 #include "recorder/merge/merge.h"
 #include "recorder/perfdata/pfile.h"
-#include "recorder/util/privs.h"
+#include "recorder/events/privs_open.h"
 #include "recorder/perfdata/recbuf.h"
 #include "recorder/capture/record_ctl.h"
 #include "recorder/header/synth.h"

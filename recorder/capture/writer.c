@@ -138,21 +138,23 @@ static void writer__free_local(struct writer *w)
  */
 static long writer__aux_take(struct ring *r, struct iovec *iov, int *nr_iov)
 {
-	long len = r->aux ? aux_ring__read_init(r->aux) : 0;
+	struct aux_ring *a = r->ext;
+	long len = a ? aux_ring__read_init(a) : 0;
 
 	if (len > 0) {
-		memcpy(iov, r->aux->iov, r->aux->nr_iov * sizeof(*iov));
-		*nr_iov += r->aux->nr_iov;
+		memcpy(iov, a->iov, a->nr_iov * sizeof(*iov));
+		*nr_iov += a->nr_iov;
 	}
 	return len;
 }
 
 static uint64_t writer__aux_done(struct ring *r)
 {
-	uint64_t len = r->aux ? r->aux->rec_len : 0;
+	struct aux_ring *a = r->ext;
+	uint64_t len = a ? a->rec_len : 0;
 
 	if (len)
-		aux_ring__read_done(r->aux);
+		aux_ring__read_done(a);
 	return len;
 }
 
@@ -447,13 +449,13 @@ void writer__stop(struct writer *w)
 	writer__wake(w);
 }
 
-/* ring.aux and aux->overwrite are set before the thread starts and never change. */
+/* ring.ext and aux->overwrite are set before the thread starts and never change. */
 static bool writer__request_aux(struct writer *w)
 {
 	bool any = false;
 
 	for (size_t i = 0; i < w->p.nr_rings; i++) {
-		struct aux_ring *a = w->p.rings[i].aux;
+		struct aux_ring *a = w->p.rings[i].ext;
 
 		if (a && a->overwrite) {
 			aux_ring__request_snapshot(a);

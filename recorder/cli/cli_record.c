@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include "recorder/cli/cli_record.h"
 #include "recorder/events/record_opts.h"
 #include "recorder/cli/cli_sample.h"
 
@@ -434,19 +435,4 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv, char *err, 
 	o->argc = argc - optind;
 	o->argv = argv + optind;
 	return record_opts__check(o, err, errlen);
-}
-
-bool record_opts__command_is_target(const struct record_opts *o)
-{
-	return o->argc && !o->system_wide && !o->cpu_list && !o->pid_list && !o->tid_list &&
-	       !o->uid;
-}
-
-void record_opts__release(struct record_opts *o)
-{
-	free(o->events);
-	o->events = NULL;
-	free(o->filters);
-	o->filters = NULL;
-	o->nr_filters = 0;
 }

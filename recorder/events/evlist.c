@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "recorder/events/evlist.h"
 #include "recorder/util/log.h"
-#include "recorder/events/sample_config.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -437,7 +436,7 @@ static int redirect_cpu(struct evlist *l, size_t c, int owner, char *err, size_t
 	return 0;
 }
 
-/* The AUX area of CPU @c's ring, owned by its writer through ring.aux. */
+/* The AUX area of CPU @c's ring, owned by its writer through ring.ext. */
 static int evlist__mmap_aux(struct evlist *l, size_t c, char *err, size_t errlen)
 {
 	int ret;
@@ -455,7 +454,7 @@ static int evlist__mmap_aux(struct evlist *l, size_t c, char *err, size_t errlen
 	l->aux[c].idx = c;
 	if (l->aux_snap_size && l->aux_snap_size < l->aux[c].size)
 		l->aux[c].snap_size = l->aux_snap_size;
-	l->rings[c].aux = &l->aux[c];
+	l->rings[c].ext = &l->aux[c];
 	return 0;
 }
 

@@ -90,18 +90,12 @@ struct record_opts {
 	int workload_pdeathsig; /* signal for the command if shardrec dies, 0 = none */
 };
 
-/*
- * Parses `record` arguments (argv[0] = "record"). 0, 1 for --help (printed
- * to stdout), or -EINVAL with one line in @err.
- */
-int record_opts__parse(struct record_opts *o, int argc, char **argv, char *err, size_t errlen);
+/* Frees what parsing allocated (record_opts__parse, cli/cli_record.h). */
 void record_opts__release(struct record_opts *o);
 /*
  * True when the command is what is recorded (no -a, -C, -p, -t or -u): its
  * events enable on exec. Otherwise a command only bounds the recording.
  */
 bool record_opts__command_is_target(const struct record_opts *o);
-/* The record usage text. */
-const char *record_opts__usage(void);
 
 #endif

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "recorder/events/sample_config.h"
+#include "recorder/events/evlist.h"
 #include "recorder/events/callchain.h"
 
 #include <errno.h>

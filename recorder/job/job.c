@@ -6,6 +6,7 @@
 #include "recorder/merge/loss.h"
 #include "recorder/merge/merge.h"
 #include "recorder/util/privs.h"
+#include "recorder/cli/cli_record.h"
 #include "recorder/events/record_opts.h"
 #include "recorder/job/rendezvous.h"
 #include "recorder/capture/session.h"

@@ -7,7 +7,8 @@
  *  - At start the permitted set is cut to the capabilities shardrec uses and
  *    the effective set is emptied: each capability is raised only around
  *    the call that needs it (perf_event_open, mmap, reading /proc/kallsyms).
- *  - Before opening events, the preflight compares what was asked with the
+ *  - Before opening events, the preflight (events/privs_open.h: the policy;
+ *    this file is the mechanism) compares what was asked with the
  *    capabilities and the sysctls and says in one line what is missing; it
  *    falls back to user-space-only events where perf does.
  *  - Once events, rings and the header exist, everything is dropped, before
@@ -25,10 +26,6 @@
  */
 #ifndef SHARDREC_PRIVS_H
 #define SHARDREC_PRIVS_H
-
-#include "recorder/events/evlist.h"
-#include "recorder/events/evparse.h"
-#include "recorder/events/record_opts.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -53,23 +50,6 @@ enum privs_mode {
 };
 
 /*
- * What the machine allows: sysctls and the capabilities held. (The ring
- * memory budget and CAP_IPC_LOCK are membudget's: raise PRIVS_IPC_LOCK
- * around membudget__check_self, which asks the effective set.)
- */
-struct privs_env {
-	int paranoid;                 /* kernel.perf_event_paranoid */
-	int kptr_restrict;            /* kernel.kptr_restrict */
-	unsigned int held;            /* PRIVS_F() of capabilities in the permitted set */
-};
-
-/* What the command line asks for. */
-struct privs_req {
-	const char *cpu_wide;         /* "-a" / "-C": CPU-wide events, else NULL */
-	pid_t foreign_tid;            /* a -p/-t thread of another user, else 0 */
-};
-
-/*
  * Sets up privilege handling for this process: detects the mode, cuts the
  * permitted set to the capabilities above and empties the effective,
  * inheritable and ambient sets. Refuses set-user-ID/set-group-ID installs.
@@ -79,44 +59,10 @@ int privs__init(char *err, size_t errlen);
 /* The mode privs__init found. */
 enum privs_mode privs__mode(void);
 
-/* Fills @env from /proc/sys, getrlimit and the permitted set. */
-void privs__env_read(struct privs_env *env);
-
-/*
- * The decision, without I/O (unit-tested): checks @req and the events
- * @ev[@nr].ev against @env. Events that would sample the kernel where it is
- * not allowed fall back to user space only (exclude_kernel/hv, ":u" added
- * to the name) as perf does, with one line in @warn (else @warn is "").
- * 0, or -EACCES / -EPERM with one line in @err naming the missing
- * capability and the sysctl.
- */
-int privs__check(const struct privs_env *env, const struct privs_req *req, struct evsel *ev,
-		 size_t nr, char *err, size_t errlen, char *warn,
-		 size_t warnlen);
-
-/*
- * Refuses an output path that is a symbolic link (a planted link in a
- * shared directory must not decide where the recording goes). 0 when the
- * path is absent or not a link; -ELOOP with one line in @err.
- */
-int privs__check_output(const char *path, char *err, size_t errlen);
-
-/*
- * The preflight of `record`, between target and open: reads the
- * environment, runs privs__check on @l's events (the fallback edits them),
- * refuses a symlinked output, logs the warning line. Also keeps
- * user-chosen plugins out of a privileged process. Checks nothing for
- * --dry-run. 0 / -errno with one line in @err.
- */
-int privs__preflight(struct evlist *l, const struct record_opts *o, char *err, size_t errlen);
-/*
- * evlist__open with CAP_PERFMON (and CAP_SYS_PTRACE for -p/-t) raised, then
- * evlist__mmap with CAP_IPC_LOCK raised. 0 / -errno with one line in @err.
- */
-int privs__open_events(struct evlist *l, size_t pages, char *err, size_t errlen);
-
-/* true when an event of @l samples the kernel (so its symbols matter). */
-bool privs__samples_kernel(const struct evlist *l);
+/* PRIVS_F() of the capabilities in the permitted set now (libcap). */
+unsigned int privs__permitted(void);
+/* PRIVS_F() of those privs__init kept; 0 once privs__drop dropped them. */
+unsigned int privs__held(void);
 
 /*
  * Raises the capabilities of @mask that are held into the effective set

@@ -105,7 +105,7 @@ static inline void aux_sim_setup(struct aux_sim *sim, const char *tag,
 		s->a.idx = c;
 		s->a.cpu = c;
 		sim->rings[c].cpu = c;
-		sim->rings[c].aux = &s->a;
+		sim->rings[c].ext = &s->a;
 	}
 }
 

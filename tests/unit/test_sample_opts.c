@@ -6,6 +6,7 @@
  */
 #include "recorder/events/callchain.h"
 #include "recorder/cli/cli_sample.h"
+#include "recorder/cli/cli_record.h"
 #include "recorder/events/record_opts.h"
 #include "recorder/header/tracing_data.h"
 
