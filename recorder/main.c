@@ -97,7 +97,7 @@ static void default_output(const char *dir, char *out, size_t len)
 		snprintf(out, len, "perf.data");
 }
 
-static void merge_progress(uint64_t done, uint64_t total, void *arg)
+static void merge_progress_tty(uint64_t done, uint64_t total, void *arg)
 {
 	(void)arg;
 	if (total > (256ULL << 20) && isatty(2))
@@ -114,7 +114,7 @@ static int cmd_merge(int argc, char **argv)
 	};
 	struct merge_opts mo = {
 		.build_ids = true, .dec = &zunpass__ops, .hits = &dso_hits__ops,
-		.progress = merge_progress,
+		.progress = merge_progress_tty,
 	};
 	struct merge_stats st;
 	char out[4096], err[1024];

@@ -59,6 +59,9 @@ struct ring_span {
 	size_t len;
 };
 
+/* True when @v is a power of two: ring and AUX area sizes must be. */
+bool ring__is_pow2(uint64_t v);
+
 /*
  * Maps the ring of event @fd: 1 + @data_pages pages (a power of two),
  * read-write so we can move data_tail, or read-only if @backward (the

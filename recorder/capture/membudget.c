@@ -4,6 +4,7 @@
  * Mirrors the accounting of the kernel's perf_mmap(), in pages as it does.
  */
 #include "recorder/capture/membudget.h"
+#include "recorder/util/fs.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -13,19 +14,6 @@
 #include <unistd.h>
 
 #define MEMBUDGET_MAX_PAGES (1ULL << 30) /* -m's own ceiling */
-
-static int read_sysctl(const char *path, long long *v)
-{
-	FILE *f = fopen(path, "re");
-	int ret = 0;
-
-	if (!f)
-		return -errno;
-	if (fscanf(f, "%lld", v) != 1)
-		ret = -EINVAL;
-	fclose(f);
-	return ret;
-}
 
 /* capable(CAP_IPC_LOCK) as perf_mmap() asks it: the effective set. */
 static bool has_ipc_lock(void)
@@ -48,12 +36,12 @@ int membudget__read_limits(struct membudget_limits *l)
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
 	int ret;
 
-	ret = read_sysctl("/proc/sys/kernel/perf_event_mlock_kb", &mlock_kb);
+	ret = filename__read_ll("/proc/sys/kernel/perf_event_mlock_kb", &mlock_kb);
 	if (ret)
 		return ret;
 	if (mlock_kb < 0 || online < 1)
 		return -EINVAL;
-	read_sysctl("/proc/sys/kernel/perf_event_paranoid", &paranoid);
+	filename__read_ll("/proc/sys/kernel/perf_event_paranoid", &paranoid);
 	l->page_size = sysconf(_SC_PAGESIZE);
 	l->mlock_kb = mlock_kb;
 	l->nr_online = online;

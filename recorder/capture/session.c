@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "recorder/capture/session.h"
+#include "recorder/util/clock.h"
 #include "numa/topology.h"
 #include "recorder/capture/control.h"
 #include "recorder/codec/zunpass.h"
@@ -368,14 +369,6 @@ static int session__synth(struct session *s, struct recbuf *b)
 	return ret;
 }
 
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 static int session__features(struct session *s, struct pfile_featset *fs,
 			     const struct pfile_event *ev)
 {
@@ -397,7 +390,7 @@ static int session__features(struct session *s, struct pfile_featset *fs,
 		ret = pfile_feat__clockid(fs, (uint64_t)res.tv_sec * 1000000000ULL + res.tv_nsec);
 	if (!ret) {
 		/* Reference pair for perf script --clock-tod: read back to back. */
-		uint64_t tod = clock_ns(CLOCK_REALTIME), clk = clock_ns(s->o->clockid);
+		uint64_t tod = clock__ns(CLOCK_REALTIME), clk = clock__ns(s->o->clockid);
 
 		ret = pfile_feat__clock_data(fs, s->o->clockid, tod, clk);
 	}
@@ -661,7 +654,7 @@ static void remove_shards(struct session *s)
 		pr_warn("%s: not removed: %s", s->dir, strerror(errno));
 }
 
-static void merge_progress(uint64_t done, uint64_t total, void *arg)
+static void merge_progress_log(uint64_t done, uint64_t total, void *arg)
 {
 	(void)arg;
 	if (total > (256ULL << 20))
@@ -821,7 +814,7 @@ static int session__merge(struct session *s)
 {
 	struct merge_opts mo = {
 		.dir = s->dir, .output = s->o->output, .build_ids = !s->o->no_buildid,
-		.dec = &zunpass__ops, .hits = &dso_hits__ops, .progress = merge_progress,
+		.dec = &zunpass__ops, .hits = &dso_hits__ops, .progress = merge_progress_log,
 	};
 	struct merge_stats ms;
 	char err[1024];

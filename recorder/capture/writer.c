@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "recorder/capture/writer.h"
+#include "recorder/util/clock.h"
 #include "recorder/capture/fault.h"
 #include "recorder/util/privs.h"
 #include "aux/aux.h"
@@ -70,14 +71,6 @@ out_free:
 	free(w);
 	errno = -err;
 	return NULL;
-}
-
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
 static int writer__alloc_local(struct writer *w)
@@ -181,7 +174,7 @@ static int writer__budget(struct writer *w, uint64_t bytes)
  */
 static int writer__pass(struct writer *w, struct ring_span *spans)
 {
-	uint64_t wtime = clock_ns(w->p.clockid);
+	uint64_t wtime = clock__ns(w->p.clockid);
 	uint64_t payload = 0;
 	int nr_iov = 1;
 	int err;
@@ -236,7 +229,7 @@ static int writer__pass(struct writer *w, struct ring_span *spans)
  */
 static int writer__pass_z(struct writer *w, struct ring_span *spans)
 {
-	uint64_t wtime = clock_ns(w->p.clockid);
+	uint64_t wtime = clock__ns(w->p.clockid);
 	size_t raw = 0;
 	int nr_iov = 0, err;
 
@@ -395,7 +388,7 @@ static void *writer__thread(void *arg)
 
 	writer__prologue(w);
 	sem_post(&w->ready);
-	w->stats.start_time = clock_ns(w->p.clockid);
+	w->stats.start_time = clock__ns(w->p.clockid);
 	writer__query_ring_nodes(w);
 	err = writer__alloc_local(w);
 	if (!err) {
@@ -409,7 +402,7 @@ static void *writer__thread(void *arg)
 	}
 	if (err) {
 		w->stats.err = err;
-		w->stats.err_time = clock_ns(w->p.clockid);
+		w->stats.err_time = clock__ns(w->p.clockid);
 	}
 	placement__free(spans, w->p.nr_rings * sizeof(*spans) + 1);
 	writer__free_local(w);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Text and JSON renderings of loss_stats for `shardrec loss`. */
 #include "recorder/merge/loss.h"
+#include "recorder/util/json.h"
 
 static const char loss_definition[] =
     "loss = lost_time / elapsed: lost_time is the union over CPUs of the intervals from the\n"
@@ -43,26 +44,10 @@ void loss__fprint_table(FILE *f, const char *const *paths, const struct loss_sta
 	fprintf(f, "\n%s", loss_definition);
 }
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = *s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
 static void json_one(FILE *f, const char *path, const struct loss_stats *s)
 {
 	fputs("  {\"file\": ", f);
-	json_str(f, path);
+	json__fputs_str(f, path);
 	fprintf(f,
 		", \"files_read\": %u, \"records\": %llu, \"data_bytes\": %llu, "
 		"\"compressed_records\": %llu, \"samples\": %llu, \"lost_records\": %llu, "
@@ -80,7 +65,7 @@ static void json_one(FILE *f, const char *path, const struct loss_stats *s)
 		ns_to_s(s->lost_time), loss_stats__metric(s));
 	for (size_t j = 0; j < s->nr_events; j++) {
 		fputs(j ? ", {\"name\": " : "{\"name\": ", f);
-		json_str(f, s->events[j].name);
+		json__fputs_str(f, s->events[j].name);
 		fprintf(f, ", \"samples\": %llu, \"lost\": %llu}",
 			(unsigned long long)s->events[j].samples,
 			(unsigned long long)event_lost(s, &s->events[j]));

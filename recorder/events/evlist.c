@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "recorder/events/evlist.h"
+#include "recorder/util/fs.h"
 #include "recorder/util/log.h"
 
 #include <errno.h>
@@ -18,32 +19,18 @@ static int perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int gr
 	return syscall(SYS_perf_event_open, a, pid, cpu, group, flags);
 }
 
-/* /proc/sys/kernel/@name, or @def when it cannot be read. */
-static uint64_t kernel_sysctl(const char *name, uint64_t def)
-{
-	char path[128];
-	unsigned long long v = def;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/sys/kernel/%s", name);
-	f = fopen(path, "re");
-	if (f) {
-		if (fscanf(f, "%llu", &v) != 1)
-			v = def;
-		fclose(f);
-	}
-	return v;
-}
-
 /*
  * --call-graph fp,N: perf keeps N only below kernel.perf_event_max_stack
  * (the kernel refuses more); otherwise the kernel's limit applies.
  */
 static uint16_t max_stack(const struct record_opts *o)
 {
+	uint64_t limit;
+
 	if (!o->callgraph_fp || !o->max_stack || o->max_stack > UINT16_MAX)
 		return 0;
-	return o->max_stack < kernel_sysctl("perf_event_max_stack", 127) ? o->max_stack : 0;
+	limit = (uint64_t)sysctl__read_kernel("perf_event_max_stack", 127);
+	return o->max_stack < limit ? o->max_stack : 0;
 }
 
 static uint64_t sample_type(const struct record_opts *o)
@@ -71,7 +58,7 @@ static void set_rate(struct perf_event_attr *a, const struct evparse_event *ev,
 		a->sample_period = 1; /* perf samples every tracepoint hit */
 	} else if (o->freq_max) {
 		a->freq = 1;
-		a->sample_freq = kernel_sysctl("perf_event_max_sample_rate", DEFAULT_FREQ);
+		a->sample_freq = (uint64_t)sysctl__read_kernel("perf_event_max_sample_rate", DEFAULT_FREQ);
 	} else {
 		a->freq = 1;
 		a->sample_freq = o->freq ? o->freq : DEFAULT_FREQ;

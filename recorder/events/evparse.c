@@ -20,6 +20,7 @@
  * itself); everything else keeps the text as written, modifiers included.
  */
 #include "recorder/events/evparse.h"
+#include "recorder/util/fs.h"
 #include "aux/aux.h"
 
 #include <dirent.h>
@@ -116,44 +117,21 @@ static bool path__is_dir(const char *path)
 }
 
 /*
- * Reads a small sysfs/tracefs file into a malloc'ed string without trailing
- * whitespace. The buffer grows with the file: sysfs sizes are the kernel's.
+ * Reads a small sysfs/tracefs file (filename__read_str) into a malloc'ed
+ * string without trailing whitespace.
  */
 static int file__read_str(const char *path, char **out)
 {
-	size_t cap = 128, len = 0;
-	char *buf = NULL, *n;
-	FILE *f;
-	int ret = 0;
+	size_t len;
+	int ret = filename__read_str(path, out);
 
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	for (;;) {
-		n = realloc(buf, cap);
-		if (!n) {
-			ret = -ENOMEM;
-			goto out_close;
-		}
-		buf = n;
-		len += fread(buf + len, 1, cap - len - 1, f);
-		if (len < cap - 1)
-			break;
-		cap *= 2;
-	}
-	if (ferror(f)) {
-		ret = -EIO;
-		goto out_close;
-	}
-	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' ' || buf[len - 1] == '\t'))
+	if (ret)
+		return ret;
+	len = strlen(*out);
+	while (len && ((*out)[len - 1] == '\n' || (*out)[len - 1] == ' ' || (*out)[len - 1] == '\t'))
 		len--;
-	buf[len] = '\0';
-	*out = buf;
-	buf = NULL;
-out_close:
-	fclose(f);
-	free(buf);
-	return ret;
+	(*out)[len] = '\0';
+	return 0;
 }
 
 /* perf's number tokens: 0x-prefixed hex or plain decimal, nothing else. */

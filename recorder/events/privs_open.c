@@ -5,6 +5,7 @@
  * under raised capabilities. The mechanism is util/privs.c.
  */
 #include "recorder/events/privs_open.h"
+#include "recorder/util/fs.h"
 #include "recorder/util/log.h"
 
 #include <errno.h>
@@ -18,27 +19,11 @@
 
 /* ---- environment ---- */
 
-static long read_sysctl(const char *name, long def)
-{
-	char path[128];
-	long v = def;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/sys/kernel/%s", name);
-	f = fopen(path, "re");
-	if (!f)
-		return def;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = def;
-	fclose(f);
-	return v;
-}
-
 void privs__env_read(struct privs_env *env)
 {
 	memset(env, 0, sizeof(*env));
-	env->paranoid = read_sysctl("perf_event_paranoid", 2);
-	env->kptr_restrict = read_sysctl("kptr_restrict", 1);
+	env->paranoid = sysctl__read_kernel("perf_event_paranoid", 2);
+	env->kptr_restrict = sysctl__read_kernel("kptr_restrict", 1);
 	env->held = privs__permitted();
 }
 

@@ -9,6 +9,7 @@
  * the file size before use, and note segments are capped.
  */
 #include "recorder/header/buildid.h"
+#include "recorder/perfdata/pfile.h"
 
 #include <elf.h>
 #include <endian.h>
@@ -89,17 +90,15 @@ static int notes__find(const unsigned char *buf, size_t len, bool swap, uint64_t
 static unsigned char *read_range(int fd, uint64_t off, size_t len)
 {
 	unsigned char *buf = malloc(len ? len : 1);
-	size_t done = 0;
+	int ret;
 
-	while (buf && done < len) {
-		ssize_t n = pread(fd, buf + done, len - done, off + done);
-
-		if (n <= 0) {
-			free(buf);
-			errno = n < 0 ? errno : EINVAL;
-			return NULL;
-		}
-		done += n;
+	if (!buf)
+		return NULL;
+	ret = pfile__pread_full(fd, buf, len, off);
+	if (ret) {
+		free(buf);
+		errno = -ret;
+		return NULL;
 	}
 	return buf;
 }

@@ -10,6 +10,7 @@
  * is left out, as perf clears a feature whose write fails.
  */
 #include "recorder/header/sysinfo.h"
+#include "recorder/util/fs.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -34,44 +35,10 @@ struct sysinfo_ctx {
 
 /* ---- small file helpers ---- */
 
-/* First line of @path without its newline, malloc'ed; NULL if unreadable or empty. */
-static char *read_line(const char *path)
-{
-	char *line = NULL, *nl;
-	size_t cap = 0;
-	FILE *f = fopen(path, "re");
-
-	if (!f)
-		return NULL;
-	if (getline(&line, &cap, f) <= 0) {
-		free(line);
-		line = NULL;
-	} else if ((nl = strchr(line, '\n'))) {
-		*nl = '\0';
-	}
-	fclose(f);
-	return line;
-}
-
-/* read_line() of a path built from @fmt. */
-__attribute__((format(printf, 1, 2))) static char *read_linef(const char *fmt, ...)
-{
-	char path[PATH_MAX];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(path, sizeof(path), fmt, ap);
-	va_end(ap);
-	if (n < 0 || n >= (int)sizeof(path))
-		return NULL;
-	return read_line(path);
-}
-
 /* A topology int as cpu__get_core_id() & co: -1 when missing. */
 static int32_t read_topo_int(const char *sys, long cpu, const char *name)
 {
-	char *s = read_linef("%s/devices/system/cpu/cpu%ld/topology/%s", sys, cpu, name);
+	char *s = filename__read_linef("%s/devices/system/cpu/cpu%ld/topology/%s", sys, cpu, name);
 	long v = -1;
 
 	if (s)
@@ -284,8 +251,8 @@ static void mark_online(long cpu, void *arg)
 
 static int cpu_state__init(struct cpu_state *s, const char *sys)
 {
-	char *present = read_linef("%s/devices/system/cpu/present", sys);
-	char *online = read_linef("%s/devices/system/cpu/online", sys);
+	char *present = filename__read_linef("%s/devices/system/cpu/present", sys);
+	char *online = filename__read_linef("%s/devices/system/cpu/online", sys);
 	int ret = -ENOENT;
 
 	memset(s, 0, sizeof(*s));
@@ -349,11 +316,11 @@ static void str_set__free(struct str_set *set)
 /* Newer kernels' name first, then the one perf falls back to. */
 static char *read_topo_list(const char *sys, long cpu, const char *name, const char *old)
 {
-	char *v = read_linef(CPU_FMT "%s", sys, cpu, name);
+	char *v = filename__read_linef(CPU_FMT "%s", sys, cpu, name);
 
 	if (v || !old)
 		return v;
-	return read_linef(CPU_FMT "%s", sys, cpu, old);
+	return filename__read_linef(CPU_FMT "%s", sys, cpu, old);
 }
 
 struct topo {
@@ -385,7 +352,7 @@ static bool has_die_topology(const char *sys)
 		return false;
 	if (strncmp(u.machine, "x86_64", 6) && strncmp(u.machine, "s390x", 5))
 		return false;
-	v = read_linef(CPU_FMT "die_cpus_list", sys, 0L);
+	v = filename__read_linef(CPU_FMT "die_cpus_list", sys, 0L);
 	free(v);
 	return v != NULL;
 }
@@ -503,7 +470,7 @@ static int numa_node__load(struct pfile_numa_node *n, const char *sys, long node
 	}
 	free(line);
 	fclose(f);
-	n->cpus = read_linef("%s/devices/system/node/node%ld/cpulist", sys, node);
+	n->cpus = filename__read_linef("%s/devices/system/node/node%ld/cpulist", sys, node);
 	return n->cpus ? 0 : -ENOENT;
 }
 
@@ -526,7 +493,7 @@ static void numa__free(struct numa *m)
 
 static int sysinfo__numa(struct sysinfo_ctx *c)
 {
-	char *online = read_linef("%s/devices/system/node/online", c->sys);
+	char *online = filename__read_linef("%s/devices/system/node/online", c->sys);
 	struct numa m = {.sys = c->sys};
 	long count;
 	int ret = 0;
@@ -551,35 +518,7 @@ out:
 
 /* ---- whole sysfs files, read as tools/lib/api/fs/fs.c does ---- */
 
-/*
- * filename__read_str(): all of @path (up to a NUL byte, where perf's string
- * ends too) into a malloc'ed *@out; an empty file gives "". 0 / -errno.
- */
-static int read_whole(const char *path, char **out)
-{
-	FILE *f = fopen(path, "re");
-	size_t cap = 0;
-	int ret = 0;
-
-	*out = NULL;
-	if (!f)
-		return -errno;
-	if (getdelim(out, &cap, '\0', f) < 0) {
-		ret = ferror(f) ? -EIO : 0;
-		if (!ret && !*out)
-			*out = strdup("");
-		if (!ret && !*out)
-			ret = -ENOMEM;
-	}
-	fclose(f);
-	if (ret) {
-		free(*out);
-		*out = NULL;
-	}
-	return ret;
-}
-
-/* read_whole() of @dir/@name, or of a path too long to build: -ENAMETOOLONG. */
+/* filename__read_str() of @dir/@name, or of a path too long to build: -ENAMETOOLONG. */
 static int read_whole_at(const char *dir, const char *name, char **out)
 {
 	char path[PATH_MAX];
@@ -588,13 +527,13 @@ static int read_whole_at(const char *dir, const char *name, char **out)
 	*out = NULL;
 	if (n < 0 || n >= (int)sizeof(path))
 		return -ENAMETOOLONG;
-	return read_whole(path, out);
+	return filename__read_str(path, out);
 }
 
 /* filename__read_int(): atoi() of its start (a one-line number); an empty file fails. */
 static int read_int_at(const char *dir, const char *name, uint32_t *v)
 {
-	char *s = read_linef("%s/%s", dir, name);
+	char *s = filename__read_linef("%s/%s", dir, name);
 
 	if (!s)
 		return -ENODATA;
@@ -632,7 +571,7 @@ static int read_str_at(const char *dir, const char *name, const char **out)
 /* An fscanf("%u") of @dir/@name as pmu_type() and perf_pmu__hybrid_mounted() do. */
 static bool read_u32_at(const char *dir, const char *name, uint32_t *v)
 {
-	char *s = read_linef("%s/%s", dir, name);
+	char *s = filename__read_linef("%s/%s", dir, name);
 	unsigned int u;
 	bool ok = s && sscanf(s, "%u", &u) == 1;
 
@@ -1070,7 +1009,7 @@ static int cache_ent__cmp(const void *pa, const void *pb)
 /* cpumap.c set_max_cpu_num(): the highest possible CPU + 1, else 4096. */
 static long max_possible_cpu(const char *sys)
 {
-	char *possible = read_linef("%s/devices/system/cpu/possible", sys);
+	char *possible = filename__read_linef("%s/devices/system/cpu/possible", sys);
 	long n = possible ? cpulist__max(possible) : -ENOENT;
 
 	free(possible);
@@ -1235,7 +1174,7 @@ static int mem_nodes__build(struct mem_nodes *m, const char *sys)
  */
 static int sysinfo__mem_topology(struct sysinfo_ctx *c)
 {
-	char *s = read_linef("%s/devices/system/memory/block_size_bytes", c->sys);
+	char *s = filename__read_linef("%s/devices/system/memory/block_size_bytes", c->sys);
 	unsigned long long bsize = s ? strtoull(s, NULL, 16) : ULLONG_MAX;
 	struct mem_nodes m = {0};
 	int ret;

@@ -75,7 +75,7 @@ static int fail(struct tdata *t, int err, const char *what)
 }
 
 /* Appends @path's contents after a @hdr_sz-byte size (0 = no size). */
-static int put_file(struct tdata *t, const char *rel, size_t hdr_sz, bool optional)
+static int tdata__put_file(struct tdata *t, const char *rel, size_t hdr_sz, bool optional)
 {
 	char path[1024];
 	uint64_t size;
@@ -119,11 +119,11 @@ static int put_preamble(struct tdata *t)
 	if (!ret)
 		ret = put(t, "header_page", 12);
 	if (!ret)
-		ret = put_file(t, "events/header_page", 8, false);
+		ret = tdata__put_file(t, "events/header_page", 8, false);
 	if (!ret)
 		ret = put(t, "header_event", 13);
 	if (!ret)
-		ret = put_file(t, "events/header_event", 8, false);
+		ret = tdata__put_file(t, "events/header_event", 8, false);
 	return ret;
 }
 
@@ -141,7 +141,7 @@ static int put_system_events(struct tdata *t, const char *sys)
 		if (strcmp(t->tps[i].sys, sys))
 			continue;
 		snprintf(rel, sizeof(rel), "events/%s/%s/format", sys, t->tps[i].name);
-		ret = put_file(t, rel, 8, false);
+		ret = tdata__put_file(t, rel, 8, false);
 	}
 	return ret;
 }
@@ -183,9 +183,9 @@ static int put_trailer(struct tdata *t)
 	/* perf 6.1 stores an empty kallsyms "to keep older parsers happy". */
 	ret = put(t, &kallsyms, 4);
 	if (!ret)
-		ret = put_file(t, "printk_formats", 4, true);
+		ret = tdata__put_file(t, "printk_formats", 4, true);
 	if (!ret)
-		ret = put_file(t, "saved_cmdlines", 8, true);
+		ret = tdata__put_file(t, "saved_cmdlines", 8, true);
 	return ret;
 }
 

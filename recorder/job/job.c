@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "recorder/job/job.h"
+#include "recorder/util/json.h"
+#include "recorder/util/clock.h"
 #include "recorder/codec/zunpass.h"
 #include "recorder/job/jobenv.h"
 #include "recorder/util/log.h"
@@ -68,14 +70,6 @@ static const char *env_get(const char *name, void *arg)
 {
 	(void)arg;
 	return getenv(name);
-}
-
-static unsigned long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
 }
 
 /* ---- options ---- */
@@ -234,7 +228,7 @@ static int job__exec(struct job *j)
 
 static int job__run_rank(struct job *j)
 {
-	unsigned long long t0 = now_ms();
+	unsigned long long t0 = clock__now_ms();
 	int ret;
 
 	if (!job__rendezvous(j)) {
@@ -244,7 +238,7 @@ static int job__run_rank(struct job *j)
 		ret = ret ? ret : rdv__wait_ready(&j->rdv, j->timeout_ms);
 		if (ret == -ETIMEDOUT)
 			pr_warn("job: rank %ld: no recorder on %s after %llu ms: running unrecorded",
-				j->env.rank, j->env.host, now_ms() - t0);
+				j->env.rank, j->env.host, clock__now_ms() - t0);
 		rdv__close(&j->rdv);
 	}
 	return job__exec(j);
@@ -258,7 +252,7 @@ static void job__ready(void *arg)
 	int ret;
 
 	j->ready = true;
-	j->ready_ms = now_ms();
+	j->ready_ms = clock__now_ms();
 	if (j->rdv.dirfd < 0)
 		return;
 	ret = rdv__set_ready(&j->rdv, true);
@@ -278,7 +272,7 @@ static bool job__done(void *arg)
 		return false;
 	if (reg + 1 >= j->env.local_size)
 		return true;
-	if (now_ms() < j->ready_ms + j->timeout_ms)
+	if (clock__now_ms() < j->ready_ms + j->timeout_ms)
 		return false;
 	pr_warn("job: %u of %ld local ranks registered within %u s: stopping without the others",
 		reg + 1, j->env.local_size, j->timeout_ms / 1000);
@@ -300,16 +294,9 @@ static void job__merged(void *arg, const struct merge_stats *ms, int stop_signal
 
 static void json_str(FILE *f, const char *key, const char *v, const char *sep)
 {
-	fprintf(f, "  \"%s\": \"", key);
-	for (; *v; v++) {
-		if (*v == '"' || *v == '\\')
-			fprintf(f, "\\%c", *v);
-		else if ((unsigned char)*v < 0x20)
-			fprintf(f, "\\u%04x", *v);
-		else
-			fputc(*v, f);
-	}
-	fprintf(f, "\"%s\n", sep);
+	fprintf(f, "  \"%s\": ", key);
+	json__fputs_str(f, v);
+	fprintf(f, "%s\n", sep);
 }
 
 static void iso_time(const struct timespec *ts, char *buf, size_t len)

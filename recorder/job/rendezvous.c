@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "recorder/job/rendezvous.h"
+#include "recorder/util/clock.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -57,7 +58,7 @@ int rdv__open(struct rdv *r, const char *key, char *err, size_t errlen)
 }
 
 /* Writes @name atomically: a reader sees all of @text or no file. */
-static int put_file(struct rdv *r, const char *name, const char *text)
+static int rdv__put_file(struct rdv *r, const char *name, const char *text)
 {
 	char tmp[64];
 	size_t len = strlen(text);
@@ -123,20 +124,12 @@ int rdv__register(struct rdv *r, long local_rank)
 
 	snprintf(name, sizeof(name), "rank.%ld", local_rank);
 	snprintf(text, sizeof(text), "%d %llu\n", (int)getpid(), rdv__proc_start(getpid()));
-	return put_file(r, name, text);
-}
-
-static unsigned long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
+	return rdv__put_file(r, name, text);
 }
 
 int rdv__wait_ready(struct rdv *r, unsigned timeout_ms)
 {
-	unsigned long long end = now_ms() + timeout_ms;
+	unsigned long long end = clock__now_ms() + timeout_ms;
 	struct timespec nap = {0, READY_POLL_MS * 1000000L};
 	char buf[64];
 
@@ -145,13 +138,13 @@ int rdv__wait_ready(struct rdv *r, unsigned timeout_ms)
 		if (!get_file(r, "ready", buf, sizeof(buf)))
 			return strncmp(buf, "recording", 9) ? RDV_UNRECORDED : RDV_RECORDING;
 		nanosleep(&nap, NULL);
-	} while (now_ms() < end);
+	} while (clock__now_ms() < end);
 	return -ETIMEDOUT;
 }
 
 int rdv__set_ready(struct rdv *r, bool recording)
 {
-	return put_file(r, "ready", recording ? "recording\n" : "unrecorded\n");
+	return rdv__put_file(r, "ready", recording ? "recording\n" : "unrecorded\n");
 }
 
 static bool rank_alive(struct rdv *r, const char *name)

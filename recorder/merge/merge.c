@@ -15,6 +15,7 @@
  * FINISHED_ROUND rule wherever the rounds fall.
  */
 #include "recorder/merge/merge.h"
+#include "recorder/util/clock.h"
 #include "recorder/perfdata/pfile.h"
 #include "recorder/perfdata/pheap.h"
 #include "recorder/perfdata/shard.h"
@@ -1183,14 +1184,6 @@ static void merger_release(struct merger *m)
 		close(m->out_fd);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static int merger_init(struct merger *m)
 {
 	int err;
@@ -1226,7 +1219,7 @@ int merge__run(const struct merge_opts *o, struct merge_stats *st, char *err, si
 {
 	struct merger m = {.o = o, .st = st, .err = err, .errlen = errlen, .dirfd = -1, .out_fd = -1};
 	char tmp[4096];
-	double t0 = now_s();
+	double t0 = clock__now_s();
 	int ret;
 
 	memset(st, 0, sizeof(*st));
@@ -1259,7 +1252,7 @@ int merge__run(const struct merge_opts *o, struct merge_stats *st, char *err, si
 		unlink(tmp);
 	}
 out:
-	st->seconds = now_s() - t0;
+	st->seconds = clock__now_s() - t0;
 	merger_release(&m);
 	return ret;
 }

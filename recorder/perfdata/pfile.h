@@ -273,6 +273,11 @@ int pfile__write_features(int fd, uint64_t offset, const struct pfile_featset *f
 			  uint64_t features[PFILE_FEAT_BITS / 64], uint64_t *end);
 
 /*
+ * The one read-everything loop: exactly @len bytes at @off, EINTR retried.
+ * 0, -errno, or -EINVAL at end of file (or an offset past INT64_MAX).
+ */
+int pfile__pread_full(int fd, void *buf, size_t len, uint64_t off);
+/*
  * pwrite()s all @len bytes at @off, retrying EINTR and short writes.
  * 0 / -errno (-ENOSPC when a write makes no progress, -EFBIG past the
  * largest offset). Every writer of perf.data, shard side files included.

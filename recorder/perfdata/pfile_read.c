@@ -42,8 +42,7 @@ __attribute__((format(printf, 4, 5))) static void set_err(char *err, size_t errl
 	va_end(ap);
 }
 
-/* Reads exactly @len bytes at @off: 0, -errno, or -EINVAL at end of file. */
-static int pread_full(int fd, void *buf, size_t len, uint64_t off)
+int pfile__pread_full(int fd, void *buf, size_t len, uint64_t off)
 {
 	unsigned char *p = buf;
 
@@ -155,7 +154,7 @@ static int header__read(struct pfile *pf, char *err, size_t errlen, const char *
 			(unsigned long long)pf->file_size);
 		return -EINVAL;
 	}
-	ret = pread_full(pf->fd, h, pf->file_size < sizeof(*h) ? sizeof(h->magic) : sizeof(*h), 0);
+	ret = pfile__pread_full(pf->fd, h, pf->file_size < sizeof(*h) ? sizeof(h->magic) : sizeof(*h), 0);
 	if (ret) {
 		set_err(err, errlen, path, "cannot read header: %s", strerror(-ret));
 		return ret;
@@ -199,7 +198,7 @@ static int event__load_ids(struct pfile *pf, struct pfile_event *ev,
 	ev->ids = malloc(ids->size);
 	if (!ev->ids)
 		return -ENOMEM;
-	ret = pread_full(pf->fd, ev->ids, ids->size, ids->offset);
+	ret = pfile__pread_full(pf->fd, ev->ids, ids->size, ids->offset);
 	if (ret)
 		set_err(err, errlen, path, "attr %zu: cannot read ids", idx);
 	return ret;
@@ -231,7 +230,7 @@ static int event__load(struct pfile *pf, size_t idx, unsigned char *buf, char *e
 	struct pfile_section ids;
 	int ret;
 
-	ret = pread_full(pf->fd, buf, pf->hdr.attr_size, off);
+	ret = pfile__pread_full(pf->fd, buf, pf->hdr.attr_size, off);
 	if (ret) {
 		set_err(err, errlen, path, "attr %zu: cannot read", idx);
 		return ret;
@@ -319,7 +318,7 @@ static int feat__load(struct pfile *pf, int feat, const struct pfile_section *se
 	data = malloc(sec->size ? sec->size : 1);
 	if (!data)
 		return -ENOMEM;
-	ret = pread_full(pf->fd, data, sec->size, sec->offset);
+	ret = pfile__pread_full(pf->fd, data, sec->size, sec->offset);
 	if (ret) {
 		free(data);
 		set_err(err, errlen, path, "feature %d: cannot read", feat);
@@ -355,7 +354,7 @@ static int features__load(struct pfile *pf, char *err, size_t errlen, const char
 			(unsigned long long)pf->file_size);
 		return -EINVAL;
 	}
-	ret = pread_full(pf->fd, tab, nr * sizeof(tab[0]), off);
+	ret = pfile__pread_full(pf->fd, tab, nr * sizeof(tab[0]), off);
 	if (ret) {
 		set_err(err, errlen, path, "cannot read the feature table");
 		return ret;

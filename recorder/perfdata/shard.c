@@ -170,23 +170,12 @@ void shard_pass__release(struct shard_pass *p)
 	p->len = 0;
 }
 
-/* Reads exactly @len bytes: 0, -errno, or -EIO if the file ended early. */
-static int pread_all(int fd, void *buf, size_t len, uint64_t off)
+/* pfile__pread_full: 0, -errno, or -EIO if the file ended early (it shrank under us). */
+static int shard__pread(int fd, void *buf, size_t len, uint64_t off)
 {
-	size_t done = 0;
+	int ret = pfile__pread_full(fd, buf, len, off);
 
-	while (done < len) {
-		ssize_t n = pread(fd, (char *)buf + done, len - done, off + done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EIO; /* the file shrank under us */
-		done += n;
-	}
-	return 0;
+	return ret == -EINVAL ? -EIO : ret;
 }
 
 int shard_reader__next_pass(struct shard_reader *r, struct shard_pass *p, char *err,
@@ -207,7 +196,7 @@ int shard_reader__next_pass(struct shard_reader *r, struct shard_pass *p, char *
 		r->off = r->size;
 		return p->buf ? 1 : -ENOMEM;
 	}
-	n = pread_all(r->fd, &rec, sizeof(rec), r->off);
+	n = shard__pread(r->fd, &rec, sizeof(rec), r->off);
 	if (n < 0)
 		return n;
 	if ((rec.header.type != SHARD_REC_PASS && rec.header.type != SHARD_REC_ZPASS) ||
@@ -228,7 +217,7 @@ int shard_reader__next_pass(struct shard_reader *r, struct shard_pass *p, char *
 	p->buf = malloc(p->len ? p->len : 1);
 	if (!p->buf)
 		return -ENOMEM;
-	n = pread_all(r->fd, p->buf, p->len, r->off + sizeof(rec));
+	n = shard__pread(r->fd, p->buf, p->len, r->off + sizeof(rec));
 	if (n < 0) {
 		shard_pass__release(p);
 		return n;
