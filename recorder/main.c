@@ -5,6 +5,7 @@
 #include "recorder/header/dso_hits.h"
 #include "recorder/job/job.h"
 #include "recorder/util/log.h"
+#include "recorder/cli/loss_print.h"
 #include "recorder/merge/loss.h"
 #include "recorder/merge/merge.h"
 #include "recorder/util/privs.h"

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Text and JSON renderings of loss_stats for `shardrec loss`. */
+#include "recorder/cli/loss_print.h"
 #include "recorder/merge/loss.h"
 #include "recorder/util/json.h"
 

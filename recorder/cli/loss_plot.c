@@ -5,6 +5,7 @@
  * temporary directory; gnuplot runs as a child with its output captured
  * there, so a failure comes back as one line, and nothing is printed here.
  */
+#include "recorder/cli/loss_print.h"
 #include "recorder/merge/loss.h"
 
 #include <errno.h>

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "recorder/codec/zunpass.h"
+#include "recorder/cli/loss_print.h"
 #include "recorder/merge/loss.h"
 #include "recorder/perfdata/pfile.h"
 
