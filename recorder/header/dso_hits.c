@@ -5,6 +5,7 @@
  * each pid), and their build ids (buildid.c) for the BUILD_ID feature.
  */
 #include "recorder/header/dso_hits.h"
+#include "recorder/perfdata/recbuf.h"
 #include "recorder/header/buildid.h"
 
 #include <elf.h>
@@ -252,7 +253,7 @@ static size_t mapvec__lower(const struct mapvec *m, uint64_t addr)
 static int mapvec__insert(struct mapvec *m, uint64_t start, uint64_t end, uint32_t dso)
 {
 	size_t i = mapvec__lower(m, start), j = i, k = 0, need;
-	struct map_ent piece[3];
+	struct map_ent piece[3], *n;
 
 	while (j < m->nr && m->v[j].start < end)
 		j++;
@@ -262,15 +263,10 @@ static int mapvec__insert(struct mapvec *m, uint64_t start, uint64_t end, uint32
 	if (i < j && m->v[j - 1].end > end)
 		piece[k++] = (struct map_ent){end, m->v[j - 1].end, m->v[j - 1].dso};
 	need = m->nr - (j - i) + k;
-	if (need > m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 16;
-		struct map_ent *n = realloc(m->v, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		m->v = n;
-		m->cap = cap;
-	}
+	n = array__grow(m->v, &m->cap, need, sizeof(*n), 16);
+	if (!n)
+		return -ENOMEM;
+	m->v = n;
 	memmove(m->v + i + k, m->v + j, (m->nr - j) * sizeof(*m->v));
 	memcpy(m->v + i, piece, k * sizeof(*piece));
 	m->nr = need;

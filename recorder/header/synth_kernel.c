@@ -201,17 +201,11 @@ static void moddeps__release(struct moddeps *d)
 
 static int moddeps__add(struct moddeps *d, size_t *cap, const char *dir, const char *rel)
 {
-	struct moddep *e;
+	struct moddep *e, *n = array__grow(d->v, cap, d->nr + 1, sizeof(*n), 256);
 
-	if (d->nr == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 256;
-		struct moddep *n = realloc(d->v, ncap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		d->v = n;
-		*cap = ncap;
-	}
+	if (!n)
+		return -ENOMEM;
+	d->v = n;
 	e = &d->v[d->nr];
 	e->name = moddep__name_of(rel);
 	if (rel[0] == '/')

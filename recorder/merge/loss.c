@@ -96,15 +96,11 @@ static uint64_t rec_u64(const struct perf_event_header *h, size_t off)
 
 static int iv_add(struct loss_ctx *c, uint64_t start, uint64_t end)
 {
-	if (c->nr_iv == c->cap_iv) {
-		size_t cap = c->cap_iv ? 2 * c->cap_iv : 256;
-		struct loss_iv *p = realloc(c->iv, cap * sizeof(*p));
+	struct loss_iv *p = array__grow(c->iv, &c->cap_iv, c->nr_iv + 1, sizeof(*p), 256);
 
-		if (!p)
-			return -ENOMEM;
-		c->iv = p;
-		c->cap_iv = cap;
-	}
+	if (!p)
+		return -ENOMEM;
+	c->iv = p;
 	if (start != LOSS_NO_START && start > end)
 		start = end; /* the ring's clock went backwards: an empty interval */
 	c->iv[c->nr_iv++] = (struct loss_iv){start, end};

@@ -48,17 +48,12 @@ static void rheap_sift_down(struct merger *m, size_t i)
 
 static int rheap_push(struct merger *m, struct mrun *r)
 {
+	struct mrun **n = array__grow(m->rheap, &m->cap_rheap, m->nr_rheap + 1, sizeof(*n), 64);
 	size_t i;
 
-	if (m->nr_rheap == m->cap_rheap) {
-		size_t cap = m->cap_rheap ? 2 * m->cap_rheap : 64;
-		struct mrun **n = realloc(m->rheap, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		m->rheap = n;
-		m->cap_rheap = cap;
-	}
+	if (!n)
+		return -ENOMEM;
+	m->rheap = n;
 	i = m->nr_rheap++;
 	m->rheap[i] = r;
 	while (i && run_less(m->rheap[i], m->rheap[(i - 1) / 2])) {
@@ -237,15 +232,12 @@ bool merger__account(struct merger *m, const struct perf_event_header *h)
 /* Notes where an AUXTRACE record lands in the output: m->ooff + m->olen before it is put. */
 static int auxidx_add(struct merger *m, const struct perf_event_header *h, uint64_t off)
 {
-	if (m->nr_auxidx == m->cap_auxidx) {
-		size_t cap = m->cap_auxidx ? 2 * m->cap_auxidx : 256;
-		struct pfile_section *n = realloc(m->auxidx, cap * sizeof(*n));
+	struct pfile_section *n =
+		array__grow(m->auxidx, &m->cap_auxidx, m->nr_auxidx + 1, sizeof(*n), 256);
 
-		if (!n)
-			return -ENOMEM;
-		m->auxidx = n;
-		m->cap_auxidx = cap;
-	}
+	if (!n)
+		return -ENOMEM;
+	m->auxidx = n;
 	m->auxidx[m->nr_auxidx++] = (struct pfile_section){off, h->size};
 	m->st->auxtrace_bytes += pfile__rec_len(h) - h->size;
 	return 0;

@@ -9,6 +9,7 @@
 #include "recorder/merge/merge.h"
 #include "recorder/util/clock.h"
 #include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/recbuf.h"
 #include "recorder/perfdata/pheap.h"
 #include "recorder/perfdata/shard.h"
 

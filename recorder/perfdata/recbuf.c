@@ -37,6 +37,21 @@ int recbuf__append(struct recbuf *b, const void *p, size_t len)
 	return 0;
 }
 
+void *array__grow(void *arr, size_t *cap, size_t need, size_t elem, size_t first)
+{
+	size_t n = *cap ? *cap : first;
+	void *p;
+
+	if (need <= *cap)
+		return arr;
+	while (n < need)
+		n *= 2;
+	p = realloc(arr, n * elem);
+	if (p)
+		*cap = n;
+	return p;
+}
+
 void recbuf__release(struct recbuf *b)
 {
 	free(b->data);
