@@ -21,9 +21,6 @@
  */
 #include "recorder/events/evparse_internal.h"
 
-const char *const builtin_terms[] = { "config", "config1", "config2",
-					     "name",   "period",  "freq" };
-
 __attribute__((format(printf, 3, 4))) int ctx__error(struct evparse_ctx *ctx, int ret,
 							    const char *fmt, ...)
 {

@@ -47,7 +47,6 @@ struct mods {
 	int sample_read, weak;
 };
 
-extern const char *const builtin_terms[];
 
 __attribute__((format(printf, 3, 4))) int ctx__error(struct evparse_ctx *ctx, int ret,
 							    const char *fmt, ...);

@@ -4,6 +4,9 @@
 
 /* ---- terms ------------------------------------------------------------- */
 
+static const char *const builtin_terms[] = {"config", "config1", "config2",
+					     "name",   "period",  "freq"};
+
 /* Next comma-separated term of *s; commas inside '...' or "..." are kept. */
 static char *term__next(char **s)
 {

@@ -39,7 +39,7 @@ struct merge_opts {
 	bool decompress; /* compressed shards: write plain, time-sorted records */
 	uint64_t slack_ns; /* 0 = default */
 	/* Called about every 64 MiB with bytes done and total; NULL = none. */
-	void (*merger__progress)(uint64_t done, uint64_t total, void *arg);
+	void (*progress)(uint64_t done, uint64_t total, void *arg);
 	void *progress_arg;
 };
 
