@@ -22,8 +22,12 @@ ifneq ($(V),1)
 Q := @
 endif
 
-LIB_SRCS  := $(filter-out recorder/main.c,$(sort $(wildcard recorder/*.c numa/*.c ringbuf/*.c aux/*.c)))
-LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+# Layers, highest first (the link order). Folder of a layer: recorder/NAME,
+# except the top-level numa/ (archive libtopology.a), ringbuf/ and aux/.
+LAYERS    := job cli capture events header codec merge util aux ringbuf topology perfdata
+layer_dir  = $(if $(filter topology,$1),numa,$(if $(filter ringbuf aux,$1),$1,recorder/$1))
+LAYER_LIBS := $(LAYERS:%=$(BUILD)/lib%.a)
+LIB_SRCS  := $(sort $(foreach l,$(LAYERS),$(wildcard $(call layer_dir,$l)/*.c)))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 PROG_SRCS := $(sort $(wildcard tests/progs/*.c))
@@ -34,23 +38,30 @@ all: shardrec $(PROG_BINS)
 shardrec: $(BUILD)/shardrec
 	$(Q)cp $< $@
 
-$(BUILD)/shardrec: $(BUILD)/recorder/main.o $(BUILD)/libshardrec.a
+$(BUILD)/shardrec: $(BUILD)/recorder/main.o $(LAYER_LIBS)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/libshardrec.a: $(LIB_OBJS)
-	@echo "  AR      $@"
-	$(Q)rm -f $@ && ar rcs $@ $^
+define layer_archive
+$(BUILD)/lib$(1).a: $$(patsubst %.c,$(BUILD)/%.o,$$(wildcard $(call layer_dir,$(1))/*.c))
+	@echo "  AR      $$@"
+	$(Q)rm -f $$@ && ar rcs $$@ $$^
+endef
+$(foreach l,$(LAYERS),$(eval $(call layer_archive,$(l))))
+
+# Include lines against the layer order of recorder/README.md.
+check-layers:
+	$(Q)tests/layering.sh
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libshardrec.a
+$(BUILD)/tests/%: tests/unit/%.c $(LAYER_LIBS)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) -MMD -MP -MF $@.d $(LDFLAGS) -o $@ $< $(BUILD)/libshardrec.a $(LDLIBS) $(CMOCKA_LIBS)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -MF $@.d $(LDFLAGS) -o $@ $< $(LAYER_LIBS) $(LDLIBS) $(CMOCKA_LIBS)
 
 # Test workloads: built with frame pointers and symbols so perf can unwind them.
 $(BUILD)/progs/%: tests/progs/%.c
@@ -66,7 +77,7 @@ e2e: shardrec $(PROG_BINS)
 
 # Everything CI runs. The qemu NUMA guest skips (exit 0) where qemu or a
 # Debian kernel is missing; .ci/packages installs them.
-check: unit e2e sanitize check-qemu fuzz-regress
+check: check-layers unit e2e sanitize check-qemu fuzz-regress
 
 # Benchmarks against perf record (bench/run.sh; quick by default here,
 # BENCH_QUICK=0 for the full run, results in bench/results/).
@@ -75,10 +86,10 @@ bench: $(BUILD)/shardrec $(PROG_BINS) $(BUILD)/bench/genshards
 		GENSHARDS=$(CURDIR)/$(BUILD)/bench/genshards bench/run.sh
 	$(Q)SHARDREC=$(CURDIR)/$(BUILD)/shardrec bench/zbench.sh
 
-$(BUILD)/bench/%: bench/%.c $(BUILD)/libshardrec.a
+$(BUILD)/bench/%: bench/%.c $(LAYER_LIBS)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libshardrec.a $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LAYER_LIBS) $(LDLIBS)
 
 # shardrec job under a real one-node Slurm on localhost (~20 s). Also in e2e
 # as 95-slurm, which skips when slurm-wlm and munge are not installed.
@@ -109,34 +120,50 @@ sanitize-run: $(BUILD)/shardrec $(UNIT_BINS) $(PROG_BINS)
 # through the targets without libFuzzer. `make fuzz` (opt-in) builds them with
 # clang's libFuzzer + ASan/UBSan in build-fuzz/ and runs each FUZZ_SECONDS;
 # crashers land in tests/fuzz/regress/TARGET/, to be kept once fixed.
-FUZZ_TARGETS := fuzz_pfile fuzz_shard fuzz_zpass fuzz_merge
+FUZZ_TARGETS := fuzz_pfile fuzz_shard fuzz_loss fuzz_zshard fuzz_zpass fuzz_merge
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_FLAGS ?=
+# What each target links. fuzz_pfile and fuzz_shard: the format archive
+# alone, with no -l flag at all (the proof that perfdata/ needs only libc).
+FUZZ_LIBS_fuzz_pfile  := $(BUILD)/libperfdata.a
+FUZZ_LIBS_fuzz_shard  := $(BUILD)/libperfdata.a
+FUZZ_LIBS_fuzz_loss   := $(BUILD)/libcodec.a $(BUILD)/libmerge.a $(BUILD)/libtopology.a $(BUILD)/libperfdata.a
+FUZZ_LIBS_fuzz_zshard := $(BUILD)/libcodec.a $(BUILD)/libtopology.a $(BUILD)/libperfdata.a
+FUZZ_LIBS_fuzz_zpass  := $(FUZZ_LIBS_fuzz_zshard)
+FUZZ_LIBS_fuzz_merge  := $(BUILD)/libheader.a $(BUILD)/libcodec.a $(BUILD)/libmerge.a $(BUILD)/libutil.a \
+			 $(BUILD)/libtopology.a $(BUILD)/libperfdata.a
+fuzz_ldlibs = $(if $(filter-out $(BUILD)/libperfdata.a,$(FUZZ_LIBS_$1)),$(LDLIBS))
+# Seeds and saved crashers: a target reads those of the target it was split from.
+FUZZ_SEEDS_fuzz_loss   := fuzz_pfile
+FUZZ_SEEDS_fuzz_zshard := fuzz_shard
+fuzz_seeds = $(or $(FUZZ_SEEDS_$1),$1)
 
-$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/driver.c tests/fuzz/fuzz_util.h $(BUILD)/libshardrec.a
+.SECONDEXPANSION:
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/driver.c tests/fuzz/fuzz_util.h $$(FUZZ_LIBS_$$*)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/driver.c $(BUILD)/libshardrec.a $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/driver.c $(FUZZ_LIBS_$*) $(call fuzz_ldlibs,$*)
 
 fuzz-regress: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
-	$(Q)set -e; for t in $(FUZZ_TARGETS); do \
-		$(BUILD)/fuzz/$$t tests/fuzz/corpus/$$t $$(ls -d tests/fuzz/regress/$$t 2>/dev/null); done
+	$(Q)set -e; $(foreach t,$(FUZZ_TARGETS),$(BUILD)/fuzz/$t tests/fuzz/corpus/$(call fuzz_seeds,$t) \
+		$$(ls -d tests/fuzz/regress/$(call fuzz_seeds,$t) 2>/dev/null);)
 
 fuzz:
 	$(Q)$(MAKE) --no-print-directory BUILD=build-fuzz CC=$(FUZZ_CC) OPT="-O1 -g" \
 		SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -Wno-unknown-warning-option" fuzz-run
 
-$(BUILD)/fuzz-lf/%: tests/fuzz/%.c tests/fuzz/fuzz_util.h $(BUILD)/libshardrec.a
+$(BUILD)/fuzz-lf/%: tests/fuzz/%.c tests/fuzz/fuzz_util.h $$(FUZZ_LIBS_$$*)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -fsanitize=fuzzer -o $@ $< $(BUILD)/libshardrec.a $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIBS_$*) $(call fuzz_ldlibs,$*)
 
 fuzz-run: $(FUZZ_TARGETS:%=$(BUILD)/fuzz-lf/%)
-	$(Q)fail=0; for t in $(FUZZ_TARGETS); do mkdir -p $(BUILD)/corpus/$$t tests/fuzz/regress/$$t; \
+	$(Q)fail=0; for ts in $(foreach t,$(FUZZ_TARGETS),$t:$(call fuzz_seeds,$t)); do t=$${ts%%:*}; s=$${ts#*:}; \
+		mkdir -p $(BUILD)/corpus/$$t tests/fuzz/regress/$$s; \
 		echo "== $$t ($(FUZZ_SECONDS) s)"; \
 		$(BUILD)/fuzz-lf/$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $(FUZZ_FLAGS) \
-			-artifact_prefix=tests/fuzz/regress/$$t/ $(BUILD)/corpus/$$t tests/fuzz/corpus/$$t \
+			-artifact_prefix=tests/fuzz/regress/$$s/ $(BUILD)/corpus/$$t tests/fuzz/corpus/$$s \
 			2>$(BUILD)/fuzz-$$t.log || { fail=1; tail -n 60 $(BUILD)/fuzz-$$t.log; }; \
 		grep -E '^stat::number_of_executed_units|^Done' $(BUILD)/fuzz-$$t.log || true; done; exit $$fail
 
@@ -151,12 +178,12 @@ install: shardrec
 	$(if $(filter 1,$(PERF_CAPS)),setcap $(FILE_CAPS) $(DESTDIR)$(PREFIX)/bin/shardrec)
 
 format:
-	clang-format -i $(LIB_SRCS) recorder/main.c $(wildcard */*.h) $(UNIT_SRCS)
+	clang-format -i $(LIB_SRCS) recorder/main.c $(wildcard */*.h recorder/*/*.h) $(UNIT_SRCS)
 
 clean:
 	rm -rf build build-asan build-tsan build-fuzz shardrec
 
-.PHONY: all unit e2e check check-qemu check-slurm bench sanitize sanitize-run install format clean fuzz fuzz-run fuzz-regress
+.PHONY: all unit e2e check check-layers check-qemu check-slurm bench sanitize sanitize-run install format clean fuzz fuzz-run fuzz-regress
 .DELETE_ON_ERROR:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -14,14 +14,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-static bool is_pow2(uint64_t v)
-{
-	return v && !(v & (v - 1));
-}
-
 static int aux_ring__setup(struct aux_ring *a, uint64_t size, bool overwrite)
 {
-	if (!is_pow2(size) || size < 8)
+	if (!ring__is_pow2(size) || size < 8)
 		return -EINVAL;
 	a->size = size;
 	a->mask = size - 1;

@@ -12,8 +12,8 @@
  * busy machine do. Passes of 1 MiB carry, like the writer's, a wtime no
  * earlier than any record they hold and no later than the next pass's.
  */
-#include "recorder/pfile.h"
-#include "recorder/shard.h"
+#include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/shard.h"
 
 #include <errno.h>
 #include <fcntl.h>

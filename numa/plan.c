@@ -466,16 +466,9 @@ static void plan__group_by_count(struct plan_ctx *c, unsigned count)
 
 /* ---- user spec ---- */
 
-static int int__cmp(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
-}
-
 static bool cpus__has(const int *cpus, size_t nr, int cpu)
 {
-	return bsearch(&cpu, cpus, nr, sizeof(*cpus), int__cmp) != NULL;
+	return bsearch(&cpu, cpus, nr, sizeof(*cpus), topo__int_cmp) != NULL;
 }
 
 /* The user item holding @cpu, c->nr_ug if none, or -EINVAL if several do. */
@@ -640,7 +633,7 @@ static int plan__fill(struct plan *plan, struct plan_ctx *c)
 	}
 	for (size_t k = 0; k < plan->nr_groups; k++) {
 		g = &plan->groups[k];
-		qsort(g->cpus, g->nr_cpus, sizeof(*g->cpus), int__cmp);
+		qsort(g->cpus, g->nr_cpus, sizeof(*g->cpus), topo__int_cmp);
 		if (plan__finish_group(c, g, c->src ? c->src[k] : NULL))
 			return -ENOMEM;
 	}

@@ -253,7 +253,7 @@ int topo__is_this_system(const struct topo *t) { return t->this_system; }
 
 int topo__nr_cpus(const struct topo *t) { return hwloc_get_nbobjs_by_type(t->h, HWLOC_OBJ_PU); }
 
-static int int__cmp(const void *a, const void *b)
+int topo__int_cmp(const void *a, const void *b)
 {
 	int x = *(const int *)a, y = *(const int *)b;
 
@@ -270,6 +270,6 @@ int topo__all_cpus(const struct topo *t, int *cpus, size_t cap)
 	while ((pu = hwloc_get_next_obj_by_type(t->h, HWLOC_OBJ_PU, pu)))
 		cpus[n++] = (int)pu->os_index;
 	/* Topology order is not OS order (SMT siblings are often N apart). */
-	qsort(cpus, n, sizeof(*cpus), int__cmp);
+	qsort(cpus, n, sizeof(*cpus), topo__int_cmp);
 	return (int)n;
 }

@@ -41,4 +41,7 @@ hwloc_obj_t topo__writer_node(const struct topo *t, hwloc_obj_t pu);
 /* True when no PU has @node as its local node (MCDRAM, HBM, CXL...): no writer there. */
 bool topo__node_is_memory_only(const struct topo *t, hwloc_obj_t node);
 
+/* qsort/bsearch order of ints (CPU numbers). */
+int topo__int_cmp(const void *a, const void *b);
+
 #endif

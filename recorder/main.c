@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /* shardrec's command line: the only place that prints or exits. */
 #include "numa/topology.h"
-#include "recorder/job.h"
-#include "recorder/log.h"
-#include "recorder/loss.h"
-#include "recorder/merge.h"
-#include "recorder/privs.h"
-#include "recorder/record_opts.h"
-#include "recorder/session.h"
-#include "recorder/sysinfo.h"
+#include "recorder/codec/zunpass.h"
+#include "recorder/header/dso_hits.h"
+#include "recorder/job/job.h"
+#include "recorder/util/log.h"
+#include "recorder/cli/loss_print.h"
+#include "recorder/merge/loss.h"
+#include "recorder/merge/merge.h"
+#include "recorder/util/privs.h"
+#include "recorder/cli/cli_record.h"
+#include "recorder/events/record_opts.h"
+#include "recorder/capture/session.h"
+#include "recorder/header/sysinfo.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -94,7 +98,7 @@ static void default_output(const char *dir, char *out, size_t len)
 		snprintf(out, len, "perf.data");
 }
 
-static void merge_progress(uint64_t done, uint64_t total, void *arg)
+static void merge_progress_tty(uint64_t done, uint64_t total, void *arg)
 {
 	(void)arg;
 	if (total > (256ULL << 20) && isatty(2))
@@ -109,7 +113,10 @@ static int cmd_merge(int argc, char **argv)
 		{"no-buildid", no_argument, NULL, 'B'}, {"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 	};
-	struct merge_opts mo = {.build_ids = true, .progress = merge_progress};
+	struct merge_opts mo = {
+		.build_ids = true, .dec = &zunpass__ops, .hits = &dso_hits__ops,
+		.progress = merge_progress_tty,
+	};
 	struct merge_stats st;
 	char out[4096], err[1024];
 	bool quiet = false;
@@ -200,7 +207,7 @@ static int cmd_loss(int argc, char **argv)
 	if (!st)
 		return 1;
 	for (int i = 0; i < n && !ret; i++)
-		if (loss__analyze(argv[optind + i], &st[i], err, sizeof(err))) {
+		if (loss__analyze(argv[optind + i], &zunpass__ops, &st[i], err, sizeof(err))) {
 			pr_err("loss: %s", err);
 			ret = 1;
 		}

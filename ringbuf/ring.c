@@ -7,7 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-static bool is_pow2(uint64_t v)
+bool ring__is_pow2(uint64_t v)
 {
 	return v && !(v & (v - 1));
 }
@@ -20,7 +20,7 @@ int ring__mmap(struct ring *r, int fd, int cpu, size_t data_pages, bool backward
 
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
-	if (!is_pow2(data_pages))
+	if (!ring__is_pow2(data_pages))
 		return -EINVAL;
 	/* Read-only is how the kernel learns we never move data_tail (rb->overwrite). */
 	base = mmap(NULL, len, PROT_READ | (backward ? 0 : PROT_WRITE), MAP_SHARED, fd, 0);
@@ -51,7 +51,7 @@ int ring__init_mem(struct ring *r, struct perf_event_mmap_page *pc, void *data, 
 {
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
-	if (!is_pow2(size))
+	if (!ring__is_pow2(size))
 		return -EINVAL;
 	r->pc = pc;
 	r->data = data;

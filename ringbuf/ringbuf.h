@@ -44,7 +44,11 @@ struct ring {
 	bool backward;       /* write_backward ring, mapped read-only */
 	uint64_t prev;       /* backward: data_head at the previous read */
 	uint64_t overwritten; /* backward: bytes the kernel overwrote before a read took them */
-	struct aux_ring *aux; /* its AUX area (aux/aux.h), NULL if none; not owned */
+	/*
+	 * What plugs into this ring, NULL if none; not owned. ringbuf/ never
+	 * looks inside: aux/ puts the ring's AUX area (struct aux_ring) here.
+	 */
+	void *ext;
 };
 
 /* What one read sees: the bytes in [tail, head) as 1 or 2 iovecs. */
@@ -54,6 +58,9 @@ struct ring_span {
 	int nr_iov;
 	size_t len;
 };
+
+/* True when @v is a power of two: ring and AUX area sizes must be. */
+bool ring__is_pow2(uint64_t v);
 
 /*
  * Maps the ring of event @fd: 1 + @data_pages pages (a power of two),

@@ -1,5 +1,5 @@
 # Disk faults while recording (GitHub issue 10): one writer's disk full or
-# failing (injected with SHARDREC_FAULT, recorder/fault.h, since all shards
+# failing (injected with SHARDREC_FAULT, recorder/capture/fault.h, since all shards
 # share one directory), every writer's disk full (a real 2 MB tmpfs),
 # --max-size, and a slow disk (every write delayed). The recording goes on,
 # the output is valid, the loss is counted and reported, and the exit status

@@ -9,7 +9,8 @@
  * unpacked into a directory on /dev/shm (tmpfs: merge's fsync is cheap)
  * and merged. tests/fuzz/mkcorpus.sh packs real recordings this way.
  */
-#include "recorder/merge.h"
+#include "recorder/codec/zunpass.h"
+#include "recorder/merge/merge.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -79,7 +80,7 @@ static void clear_dir(void)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct merge_opts mo = {.dir = dir, .output = out};
+	struct merge_opts mo = {.dir = dir, .output = out, .dec = &zunpass__ops};
 	struct merge_stats st;
 	char err[1024];
 	size_t pos = 1;

@@ -4,7 +4,7 @@
  * The first two input bytes choose the output capacity (in 64-byte units),
  * so short outputs are exercised as well as roomy ones.
  */
-#include "recorder/zpass.h"
+#include "recorder/codec/zunpass.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -22,9 +22,10 @@
 #include "unit_util.h"
 
 #include "aux/aux.h"
-#include "recorder/merge.h"
-#include "recorder/pfile.h"
-#include "recorder/writer.h"
+#include "recorder/codec/zunpass.h"
+#include "recorder/merge/merge.h"
+#include "recorder/perfdata/pfile.h"
+#include "recorder/capture/writer.h"
 #include "ringbuf/ring_order.h"
 #include "ringbuf/ringbuf.h"
 
@@ -104,7 +105,7 @@ static inline void aux_sim_setup(struct aux_sim *sim, const char *tag,
 		s->a.idx = c;
 		s->a.cpu = c;
 		sim->rings[c].cpu = c;
-		sim->rings[c].aux = &s->a;
+		sim->rings[c].ext = &s->a;
 	}
 }
 
@@ -137,7 +138,7 @@ static inline struct writer_params aux_sim_writer_params(struct aux_sim *sim, in
 /* Merges the shard directory into sim->out; @st is the caller's to release. */
 static inline void aux_sim_merge(const struct aux_sim *sim, struct merge_stats *st)
 {
-	struct merge_opts o = {.dir = sim->dir, .output = sim->out};
+	struct merge_opts o = {.dir = sim->dir, .output = sim->out, .dec = &zunpass__ops};
 	char err[256];
 
 	if (merge__run(&o, st, err, sizeof(err)))

@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "aux/aux.h"
-#include "recorder/pfile.h"
+#include "recorder/perfdata/pfile.h"
 #include "unit_util.h"
 
 #include <errno.h>

@@ -20,9 +20,9 @@
 
 #include "aux/aux.h"
 #include "aux_sim.h"
-#include "recorder/merge.h"
-#include "recorder/pfile.h"
-#include "recorder/writer.h"
+#include "recorder/merge/merge.h"
+#include "recorder/perfdata/pfile.h"
+#include "recorder/capture/writer.h"
 #include "ringbuf/ring_order.h"
 #include "unit_util.h"
 

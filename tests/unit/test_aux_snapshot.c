@@ -43,9 +43,9 @@
 
 #include "aux/aux.h"
 #include "aux_sim.h"
-#include "recorder/merge.h"
-#include "recorder/pfile.h"
-#include "recorder/writer.h"
+#include "recorder/merge/merge.h"
+#include "recorder/perfdata/pfile.h"
+#include "recorder/capture/writer.h"
 #include "ringbuf/ring_order.h"
 #include "unit_util.h"
 
@@ -415,7 +415,7 @@ static void test_snapshot_ret(void **state)
 	assert_int_equal(aux_ring__init_mem(&fwd, &fwd_pc, fwd_data, sizeof(fwd_data), false), 0);
 
 	/* No AUX area, no --overwrite. */
-	t.sim.rings[0].aux = t.sim.rings[1].aux = NULL;
+	t.sim.rings[0].ext = t.sim.rings[1].ext = NULL;
 	p.idx = 0;
 	w = writer__new(&p);
 	assert_non_null(w);
@@ -423,7 +423,7 @@ static void test_snapshot_ret(void **state)
 	writer__delete(w);
 
 	/* A normal-mode AUX area has nothing to snapshot: no request is counted. */
-	t.sim.rings[0].aux = &fwd;
+	t.sim.rings[0].ext = &fwd;
 	p.idx = 1;
 	w = writer__new(&p);
 	assert_non_null(w);
@@ -442,7 +442,7 @@ static void test_snapshot_ret(void **state)
 
 	/* One AUX area in overwrite mode among the rings: only it is asked. */
 	p.overwrite = false;
-	t.sim.rings[1].aux = &t.sim.cpu[1].a;
+	t.sim.rings[1].ext = &t.sim.cpu[1].a;
 	p.idx = 3;
 	w = writer__new(&p);
 	assert_non_null(w);

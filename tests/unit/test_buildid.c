@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Build id readers (ELF, sysfs notes) and dso_hits. */
-#include "recorder/buildid.h"
+#include "recorder/header/buildid.h"
+#include "recorder/header/dso_hits.h"
 
 #include <elf.h>
 #include <errno.h>

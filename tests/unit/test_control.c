@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * recorder/control.c: perf's --control channel. Commands split across
+ * recorder/capture/control.c: perf's --control channel. Commands split across
  * reads, NUL or newline terminated, empty lines, unknown words, overlong
  * lines, acks, end of file, and the spec forms (fifo:, fd:, bad ones).
  */
@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "recorder/control.h"
+#include "recorder/capture/control.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -20,7 +20,7 @@
 
 #include "unit_util.h"
 
-#include "recorder/evparse.h"
+#include "recorder/events/evparse.h"
 
 static char tmp_root[64];
 static char hw_root[128];   /* sysfs with a cpu PMU */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The test-only fault injection's parser and decisions (recorder/fault.h). */
+/* The test-only fault injection's parser and decisions (recorder/capture/fault.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "recorder/fault.h"
+#include "recorder/capture/fault.h"
 
 #include <errno.h>
 #include <time.h>

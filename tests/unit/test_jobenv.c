@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "recorder/jobenv.h"
-#include "recorder/rendezvous.h"
+#include "recorder/job/jobenv.h"
+#include "recorder/job/rendezvous.h"
 
 #include <errno.h>
 #include <stdio.h>

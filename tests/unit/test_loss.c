@@ -12,8 +12,10 @@
 
 #include <cmocka.h>
 
-#include "recorder/loss.h"
-#include "recorder/pfile.h"
+#include "recorder/codec/zunpass.h"
+#include "recorder/cli/loss_print.h"
+#include "recorder/merge/loss.h"
+#include "recorder/perfdata/pfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -207,7 +209,7 @@ static void test_plain(void **state)
 	sample(d, 1350, 0);
 	lost_samples(d, 15);
 	write_file(path, d, true);
-	assert_int_equal(loss__analyze(path, &st, err, sizeof(err)), 0);
+	assert_int_equal(loss__analyze(path, &zunpass__ops, &st, err, sizeof(err)), 0);
 	check_main_stats(&st);
 	loss_stats__release(&st);
 	unlink(path);
@@ -228,7 +230,7 @@ static void test_first_on_cpu(void **state)
 	lost(d, true, 1400, 1, 2);
 	sample(d, 2000, 1);
 	write_file(path, d, true);
-	assert_int_equal(loss__analyze(path, &st, err, sizeof(err)), 0);
+	assert_int_equal(loss__analyze(path, &zunpass__ops, &st, err, sizeof(err)), 0);
 	assert_int_equal(st.lost_time, 400);
 	assert_int_equal(loss_stats__lost(&st), 2); /* no LOST_SAMPLES: the LOST sum */
 	loss_stats__release(&st);
@@ -252,7 +254,7 @@ static void test_untimed(void **state)
 	sample(d, 1700, 0);
 	sample(d, 3000, 0);
 	write_file(path, d, false);
-	assert_int_equal(loss__analyze(path, &st, err, sizeof(err)), 0);
+	assert_int_equal(loss__analyze(path, &zunpass__ops, &st, err, sizeof(err)), 0);
 	assert_int_equal(st.untimed_lost, 1);
 	assert_int_equal(st.lost_time, 200);
 	assert_true(loss_stats__metric(&st) > 0.0999 && loss_stats__metric(&st) < 0.1001);
@@ -307,7 +309,7 @@ static void test_compressed(void **state)
 	lost_samples(d, 15);
 	compress_into(z, d);
 	write_file(path, z, true);
-	assert_int_equal(loss__analyze(path, &st, err, sizeof(err)), 0);
+	assert_int_equal(loss__analyze(path, &zunpass__ops, &st, err, sizeof(err)), 0);
 	assert_int_equal(st.compressed, 2);
 	assert_int_equal(st.data_bytes, d->len);
 	check_main_stats(&st);
@@ -345,7 +347,7 @@ static void test_dir(void **state)
 	write_raw(p, c0);
 	snprintf(p, sizeof(p), "%s/data.1", dir);
 	write_raw(p, c1);
-	assert_int_equal(loss__analyze(dir, &st, err, sizeof(err)), 0);
+	assert_int_equal(loss__analyze(dir, &zunpass__ops, &st, err, sizeof(err)), 0);
 	assert_int_equal(st.nr_files, 3);
 	check_main_stats(&st);
 	loss_stats__release(&st);
@@ -365,7 +367,7 @@ static void test_errors(void **state)
 	struct loss_stats st;
 
 	(void)state;
-	assert_int_equal(loss__analyze("/nonexistent/perf.data", &st, err, sizeof(err)), -ENOENT);
+	assert_int_equal(loss__analyze("/nonexistent/perf.data", &zunpass__ops, &st, err, sizeof(err)), -ENOENT);
 	assert_non_null(strstr(err, "/nonexistent/perf.data"));
 	loss_stats__release(&st);
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for recorder/membudget.c with injected limits: the -m that
+ * Unit tests for recorder/capture/membudget.c with injected limits: the -m that
  * fits, the error line, and the bypasses. The arithmetic mirrors the
  * kernel's perf_mmap(): each ring is 1 + data pages; per user
  * perf_event_mlock_kb * online CPUs are free, the excess goes against
@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "recorder/membudget.h"
+#include "recorder/capture/membudget.h"
 
 /* Debian's defaults on a 2-CPU box: 516 KiB per CPU, ulimit -l 64 KiB. */
 static struct membudget_limits box(void)

@@ -12,9 +12,11 @@
 
 #include <cmocka.h>
 
-#include "recorder/merge.h"
-#include "recorder/pfile.h"
-#include "recorder/shard.h"
+#include "recorder/codec/zunpass.h"
+#include "recorder/header/dso_hits.h"
+#include "recorder/merge/merge.h"
+#include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/shard.h"
 #include "unit_util.h"
 
 #include <errno.h>
@@ -399,6 +401,8 @@ static int run_merge(struct scen *sc, bool recover, bool build_ids, uint64_t sla
 	    .dir = sc->dir,
 	    .output = sc->out,
 	    .build_ids = build_ids,
+	    .dec = &zunpass__ops,
+	    .hits = &dso_hits__ops,
 	    .recover = recover,
 	    .slack_ns = slack,
 	};

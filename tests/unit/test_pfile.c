@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "recorder/pfile.h"
-#include "recorder/sysinfo.h"
+#include "recorder/perfdata/pfile.h"
+#include "recorder/header/sysinfo.h"
 #include "unit_util.h"
 
 #include <dirent.h>

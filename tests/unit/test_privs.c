@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "recorder/privs.h"
+#include "recorder/events/privs_open.h"
 
 #define PERFMON PRIVS_F(PRIVS_PERFMON)
 

@@ -4,10 +4,11 @@
  * option values of cli_sample.c, and HEADER_TRACING_DATA built from a fake
  * tracefs tree, decoded back field by field.
  */
-#include "recorder/callchain.h"
-#include "recorder/cli_sample.h"
-#include "recorder/record_opts.h"
-#include "recorder/tracing_data.h"
+#include "recorder/events/callchain.h"
+#include "recorder/cli/cli_sample.h"
+#include "recorder/cli/cli_record.h"
+#include "recorder/events/record_opts.h"
+#include "recorder/header/tracing_data.h"
 
 #include <errno.h>
 #include <setjmp.h>

@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "recorder/shard.h"
-#include "recorder/pfile.h"
+#include "recorder/perfdata/shard.h"
+#include "recorder/perfdata/pfile.h"
 #include "unit_util.h"
 
 #include <errno.h>

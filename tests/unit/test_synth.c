@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Synthesized records: layouts, trailers, the test process itself, fake /proc trees. */
-#include "recorder/synth.h"
+#include "recorder/header/synth.h"
 
 #include <errno.h>
 #include <limits.h>

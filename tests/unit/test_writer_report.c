@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Ring pressure (recorder/writer_report.c): which ring is a writer's
+ * Ring pressure (recorder/capture/writer_report.c): which ring is a writer's
  * fullest, when loss counts as heavy, and the advice's numbers.
  */
 #include <setjmp.h>
@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "recorder/writer_report.h"
+#include "recorder/capture/writer_report.h"
 
 #include <string.h>
 

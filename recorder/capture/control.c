@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "recorder/capture/control.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int control__parse_fd(const char *s, int *fd)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 0 || v > 1 << 20)
+		return -EINVAL;
+	if (fcntl(v, F_GETFD) < 0)
+		return -EBADF;
+	*fd = v;
+	return 0;
+}
+
+/*
+ * O_RDWR as perf opens them: a fifo opened for reading alone blocks until
+ * a writer comes, and reads EOF whenever the last writer goes.
+ */
+static int control__open_fifo(const char *path, int flags, int *fd)
+{
+	*fd = open(path, O_RDWR | O_CLOEXEC | flags);
+	return *fd < 0 ? -errno : 0;
+}
+
+static int control__open_part(struct control *c, bool fifo, const char *s, bool ack)
+{
+	int *fd = ack ? &c->ack_fd : &c->fd;
+	int ret;
+
+	if (!fifo)
+		return control__parse_fd(s, fd);
+	ret = control__open_fifo(s, ack ? 0 : O_NONBLOCK, fd);
+	if (!ret)
+		*(ack ? &c->own_ack : &c->own_fd) = true;
+	return ret;
+}
+
+int control__open(struct control *c, const char *spec, char *err, size_t errlen)
+{
+	bool fifo = !strncmp(spec, "fifo:", 5);
+	char buf[4096], *comma;
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	c->fd = c->ack_fd = -1;
+	if (!fifo && strncmp(spec, "fd:", 3)) {
+		snprintf(err, errlen, "--control: '%s' is not fifo:CTL[,ACK] or fd:CTL[,ACK]", spec);
+		return -EINVAL;
+	}
+	snprintf(buf, sizeof(buf), "%s", spec + (fifo ? 5 : 3));
+	comma = strchr(buf, ',');
+	if (comma)
+		*comma++ = 0;
+	ret = control__open_part(c, fifo, buf, false);
+	if (!ret && comma)
+		ret = control__open_part(c, fifo, comma, true);
+	if (ret) {
+		snprintf(err, errlen, "--control: %s: %s", ret == -EINVAL ? spec :
+			 c->fd < 0 ? buf : comma, strerror(-ret));
+		control__close(c);
+		return ret;
+	}
+	/* fd: the caller's fd may block; the session only reads when poll says so. */
+	if (!c->own_fd)
+		fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) | O_NONBLOCK);
+	return 0;
+}
+
+static enum control_cmd control__parse(const char *s)
+{
+	static const struct {
+		const char *word;
+		enum control_cmd cmd;
+	} cmds[] = {
+		{"enable", CONTROL_ENABLE}, {"disable", CONTROL_DISABLE},
+		{"snapshot", CONTROL_SNAPSHOT}, {"stop", CONTROL_STOP}, {"ping", CONTROL_PING},
+	};
+
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(s, cmds[i].word))
+			return cmds[i].cmd;
+	return CONTROL_UNKNOWN;
+}
+
+/*
+ * Takes the first line out of buf (ended by '\n' or NUL; a full buffer
+ * without either counts as one line). False if no line is complete.
+ */
+static bool control__take(struct control *c, enum control_cmd *cmd)
+{
+	size_t n = 0, used;
+
+	while (n < c->len && c->buf[n] != '\n' && c->buf[n])
+		n++;
+	if (n == c->len && c->len < sizeof(c->buf))
+		return false;
+	used = n < c->len ? n + 1 : n;
+	snprintf(c->last, sizeof(c->last), "%.*s", (int)n, c->buf);
+	memmove(c->buf, c->buf + used, c->len - used);
+	c->len -= used;
+	*cmd = *c->last ? control__parse(c->last) : CONTROL_NONE;
+	return true;
+}
+
+enum control_cmd control__next(struct control *c)
+{
+	enum control_cmd cmd;
+	ssize_t n;
+
+	if (c->fd < 0)
+		return CONTROL_NONE;
+	for (;;) {
+		while (control__take(c, &cmd))
+			if (cmd != CONTROL_NONE)
+				return cmd;
+		n = read(c->fd, c->buf + c->len, sizeof(c->buf) - c->len);
+		/* EOF (an fd: whose writer is gone) would keep poll firing: stop reading it. */
+		if (!n) {
+			if (c->own_fd)
+				close(c->fd);
+			c->fd = -1;
+		}
+		if (n <= 0)
+			return CONTROL_NONE;
+		c->len += n;
+	}
+}
+
+void control__ack(struct control *c)
+{
+	if (c->ack_fd >= 0 && write(c->ack_fd, "ack\n", 4) < 0) {
+		/* A reader that went away is its own business: the recording goes on. */
+	}
+}
+
+void control__close(struct control *c)
+{
+	if (c->own_fd && c->fd >= 0)
+		close(c->fd);
+	if (c->own_ack && c->ack_fd >= 0)
+		close(c->ack_fd);
+	c->fd = c->ack_fd = -1;
+	c->own_fd = c->own_ack = false;
+}

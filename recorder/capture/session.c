@@ -1,0 +1,558 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "recorder/capture/session_internal.h"
+
+#define WRITER_IDLE_MS 100
+/*
+ * Writers' SCHED_FIFO priority when -r is not given and the system allows
+ * it: the lowest real-time one, above every normal task, so a workload
+ * that keeps the CPUs busy cannot starve the writer while its rings fill.
+ */
+#define WRITER_DEFAULT_RT_PRIO 1
+
+/* ---- target ---- */
+
+static int session__target(struct session *s)
+{
+	struct record_opts *o = s->o;
+	int *cpus = NULL, nr_cpus;
+	pid_t *threads = NULL, all = -1;
+	int nr_threads = 1, ret;
+
+	if (o->cpu_list)
+		nr_cpus = target__cpu_list(o->cpu_list, &cpus, s->err, sizeof(s->err));
+	else
+		nr_cpus = target__online_cpus(&cpus);
+	if (nr_cpus < 0) {
+		if (!s->err[0])
+			snprintf(s->err, sizeof(s->err), "cannot read online CPUs: %s",
+				 strerror(-nr_cpus));
+		return nr_cpus;
+	}
+	if (o->pid_list || o->tid_list) {
+		nr_threads = target__threads(o->pid_list, o->tid_list, &threads, s->err,
+					     sizeof(s->err));
+		if (nr_threads < 0) {
+			free(cpus);
+			return nr_threads;
+		}
+	} else if (o->uid) {
+		nr_threads = record_ctl__uid_threads(o->uid, &threads, s->err, sizeof(s->err));
+		if (nr_threads < 0) {
+			free(cpus);
+			return nr_threads;
+		}
+	} else if (s->have_workload && !o->system_wide && !o->cpu_list) {
+		all = s->wl.pid;
+	}
+	ret = evlist__set_target(&s->evl, cpus, nr_cpus, threads ? threads : &all, nr_threads);
+	free(cpus);
+	free(threads);
+	return ret;
+}
+
+/* ---- plan and writers ---- */
+
+static int session__plan(struct session *s)
+{
+	struct topo_params tp = {s->o->topology_xml, s->o->synthetic};
+	struct plan_spec spec;
+	int ret;
+
+	ret = plan_spec__parse(s->o->threads, &spec, s->err, sizeof(s->err));
+	if (ret)
+		return ret;
+	s->topo = topo__load(&tp, s->err, sizeof(s->err));
+	if (!s->topo)
+		return -EINVAL;
+	/* Another machine's plan (--dry-run only): its CPUs, not our online ones. */
+	if (!topo__is_this_system(s->topo))
+		return plan__build_list(&s->plan, s->topo, &spec, s->o->cpu_list, s->err,
+					sizeof(s->err));
+	return plan__build(&s->plan, s->topo, &spec, s->evl.cpus, s->evl.nr_cpus, s->err,
+			   sizeof(s->err));
+}
+
+static struct ring *ring_of_cpu(struct session *s, int cpu)
+{
+	for (size_t c = 0; c < s->evl.nr_cpus; c++)
+		if (s->evl.cpus[c] == cpu)
+			return &s->evl.rings[c];
+	return NULL;
+}
+
+/* -r PRIO, or the default when -r is not given. */
+static int session__rt_prio(const struct session *s)
+{
+	return s->o->realtime >= 0 ? s->o->realtime : WRITER_DEFAULT_RT_PRIO;
+}
+
+/*
+ * Gives each writer its group's rings. The writer takes them by value: a
+ * ring is then read only by its writer thread.
+ */
+static int session__writers(struct session *s)
+{
+	s->writers = calloc(s->plan.nr_groups, sizeof(*s->writers));
+	s->group_rings = calloc(s->plan.nr_groups, sizeof(*s->group_rings));
+	if (!s->writers || !s->group_rings)
+		return -ENOMEM;
+	for (size_t g = 0; g < s->plan.nr_groups; g++) {
+		const struct plan_group *grp = &s->plan.groups[g];
+		struct writer_params p = {
+			.idx = g, .group = grp, .nr_rings = grp->nr_cpus, .dirfd = s->dirfd,
+			.clockid = s->o->clockid, .idle_ms = WRITER_IDLE_MS,
+			.pin = topo__is_this_system(s->topo),
+			.rt_prio = session__rt_prio(s),
+			.zlevel = s->o->zlevel,
+			.max_size = s->o->max_size,
+			.shard_bytes = &s->shard_bytes,
+			.overwrite = s->evl.backward,
+		};
+
+		s->group_rings[g] = calloc(grp->nr_cpus, sizeof(struct ring));
+		if (!s->group_rings[g])
+			return -ENOMEM;
+		for (size_t i = 0; i < grp->nr_cpus; i++)
+			s->group_rings[g][i] = *ring_of_cpu(s, grp->cpus[i]);
+		p.rings = s->group_rings[g];
+		s->writers[g] = writer__new(&p);
+		if (!s->writers[g]) {
+			snprintf(s->err, sizeof(s->err), "%s/shard.%zu: %s", s->dir, g,
+				 strerror(errno));
+			return -errno;
+		}
+		s->nr_writers++;
+	}
+	return 0;
+}
+
+/*
+ * Writers that could not take the real-time priority run normally: said
+ * once when -r asked for it; the default just falls back (the loss summary
+ * names -r when rings overflowed).
+ */
+static void session__report_sched(const struct session *s)
+{
+	int err = 0;
+
+	for (size_t g = 0; g < s->nr_writers && !err; g++)
+		err = writer__stats(s->writers[g])->sched_err;
+	if (!err || s->o->realtime < 0)
+		return;
+	pr_warn("-r %d: writers run at normal priority (%s): run as root, install with "
+		"cap_sys_nice (README, Privileges) or raise 'ulimit -r' to %d",
+		s->o->realtime, strerror(-err), s->o->realtime);
+}
+
+static int session__start_writers(struct session *s)
+{
+	int ret = 0;
+
+	for (size_t g = 0; g < s->nr_writers && !ret; g++) {
+		ret = writer__start(s->writers[g]);
+		if (ret)
+			snprintf(s->err, sizeof(s->err), "cannot start writer %zu: %s", g,
+				 strerror(-ret));
+	}
+	/* Each started writer has dropped its own capabilities: now the main thread. */
+	privs__drop_kept();
+	if (!ret)
+		session__report_sched(s);
+	return ret;
+}
+
+static void session__stop_writers(struct session *s)
+{
+	for (size_t g = 0; g < s->nr_writers; g++)
+		writer__stop(s->writers[g]);
+	for (size_t g = 0; g < s->nr_writers; g++) {
+		int err = writer__join(s->writers[g]);
+
+		if (err)
+			writer_report__stopped(g, writer__stats(s->writers[g]), &s->plan.groups[g],
+					       s->group_rings[g], &s->evl);
+	}
+}
+
+/* ---- finishing ---- */
+
+static void remove_shards(struct session *s)
+{
+	char name[32];
+
+	unlinkat(s->dirfd, "header.data", 0);
+	unlinkat(s->dirfd, "tail.raw", 0);
+	unlinkat(s->dirfd, "tail.synth", 0);
+	for (size_t g = 0; g < s->plan.nr_groups; g++) {
+		snprintf(name, sizeof(name), "shard.%zu", g);
+		unlinkat(s->dirfd, name, 0);
+	}
+	if (rmdir(s->dir))
+		pr_warn("%s: not removed: %s", s->dir, strerror(errno));
+}
+
+static void merge_progress_log(uint64_t done, uint64_t total, void *arg)
+{
+	(void)arg;
+	if (total > (256ULL << 20))
+		pr_info("merging: %llu of %llu MB", (unsigned long long)(done >> 20),
+			(unsigned long long)(total >> 20));
+}
+
+/* "ring pages on node 1", "ring pages on nodes 0,1" or "ring pages on node ? (why)". */
+static char *ring_nodes_str(const struct writer_stats *st, char *buf, size_t len)
+{
+	int nodes[64], n = 0;
+	char list[256];
+
+	if (st->node_ring >= 0) {
+		snprintf(buf, len, "ring pages on node %d", st->node_ring);
+	} else if (st->node_ring == -EXDEV) {
+		for (int i = 0; i < 64; i++)
+			if (st->ring_nodes & (1ULL << i))
+				nodes[n++] = i;
+		snprintf(buf, len, "ring pages on nodes %s", cpulist__format(nodes, n, list, sizeof(list)));
+	} else if (st->node_ring == -ENOENT) {
+		/* Touched yet absent: recent kernels map rings VM_PFNMAP, which move_pages cannot see. */
+		snprintf(buf, len, "ring pages on node ? (the kernel hides PFN-mapped rings)");
+	} else {
+		snprintf(buf, len, "ring pages on node ? (%s)", strerror(-st->node_ring));
+	}
+	return buf;
+}
+
+/* -v: a writer's fullest ring, on a line of its own after the writer's line. */
+static void print_high_water(size_t g, const struct writer_stats *st, const struct ring *rings,
+			     size_t nr)
+{
+	struct ring_pressure hw;
+
+	writer_report__high_water(rings, nr, &hw);
+	if (hw.cpu < 0) {
+		pr_info("high-water of writer %zu: no ring read found data", g);
+		return;
+	}
+	pr_info("high-water of writer %zu: ring of cpu %d %.0f%% full (%llu of %llu bytes) at %.2f s",
+		g, hw.cpu, ring_pressure__pct(&hw), (unsigned long long)hw.fill,
+		(unsigned long long)hw.size,
+		hw.time > st->start_time ? (hw.time - st->start_time) / 1e9 : 0.0);
+}
+
+static void print_writers(struct session *s)
+{
+	char cpus[256], ring[300];
+
+	for (size_t g = 0; g < s->nr_writers; g++) {
+		const struct writer_stats *st = writer__stats(s->writers[g]);
+		const struct plan_group *grp = &s->plan.groups[g];
+
+		pr_info("writer %zu: node %d, cpus %s, %.3f MB in %llu passes, buffers on node %d, %s%s",
+			g, grp->node, cpulist__format(grp->cpus, grp->nr_cpus, cpus, sizeof(cpus)),
+			st->bytes / 1e6, (unsigned long long)st->passes, st->node_buf,
+			ring_nodes_str(st, ring, sizeof(ring)), st->err ? " (stopped early)" : "");
+		/* Backward rings are full by design: no pressure to show. */
+		if (!s->evl.backward)
+			print_high_water(g, st, s->group_rings[g], grp->nr_cpus);
+	}
+}
+
+/*
+ * Heavy loss: say what would help, with numbers, where perf says "Check
+ * IO/CPU overload!". Not for --overwrite (loss is its mode) nor when a
+ * writer stopped early (writer_report__stopped said why).
+ */
+static void print_loss_advice(struct session *s, const struct merge_stats *ms)
+{
+	struct loss_advice a = {.samples = ms->samples, .lost_samples = ms->lost_samples,
+				.lost_records = ms->lost_records, .hw = {.cpu = -1},
+				.start = UINT64_MAX, .mmap_pages = s->o->mmap_pages,
+				.nr_writers = s->nr_writers, .nr_cpus = s->evl.nr_cpus,
+				.rt_prio = session__rt_prio(s)};
+	char buf[512];
+
+	for (size_t g = 0; g < s->nr_writers; g++) {
+		const struct writer_stats *st = writer__stats(s->writers[g]);
+		struct ring_pressure hw;
+
+		if (st->err || s->evl.backward)
+			return;
+		if (st->sched_err) {
+			a.rt_err = st->sched_err;
+			a.rt_prio = 0;
+		}
+		if (st->start_time < a.start)
+			a.start = st->start_time;
+		writer_report__high_water(s->group_rings[g], s->plan.groups[g].nr_cpus, &hw);
+		if (ring_pressure__worse(&hw, &a.hw))
+			a.hw = hw;
+	}
+	if (writer_report__heavy_loss(&a))
+		pr_warn("%s", writer_report__advice(&a, buf, sizeof(buf)));
+}
+
+/* --overwrite: what the dumps took, and what the kernel overwrote before one came. */
+static void print_flight_recorder(struct session *s)
+{
+	uint64_t dumps = 0, overwritten = 0;
+
+	for (size_t g = 0; g < s->nr_writers; g++) {
+		dumps += writer__stats(s->writers[g])->dumps;
+		for (size_t i = 0; i < s->plan.groups[g].nr_cpus; i++)
+			overwritten += s->group_rings[g][i].overwritten;
+	}
+	pr_info("[ shardrec record: flight recorder: %u snapshot request%s, %llu ring dumps, "
+		"%.3f MB overwritten before a dump ]",
+		s->snapshots, s->snapshots == 1 ? "" : "s", (unsigned long long)dumps,
+		overwritten / 1e6);
+}
+
+static void print_summary(struct session *s, const struct merge_stats *ms)
+{
+	if (s->o->verbose)
+		print_writers(s);
+	if (s->o->quiet)
+		return;
+	pr_info("[ shardrec record: %zu writer%s, merged %llu MB of shards in %.2f s ]",
+		s->nr_writers, s->nr_writers == 1 ? "" : "s",
+		(unsigned long long)(ms->bytes_in >> 20), ms->seconds);
+	pr_info("[ shardrec record: Captured and wrote %.3f MB %s (%llu samples), %llu lost "
+		"records, %llu lost samples ]",
+		ms->bytes_out / 1e6, s->o->output, (unsigned long long)ms->samples,
+		(unsigned long long)ms->lost_records, (unsigned long long)ms->lost_samples);
+	print_loss_advice(s, ms);
+	/*
+	 * A hole in an AUX trace is loss too: never leave it unsaid. In snapshot
+	 * mode every AUX record says OVERWRITE: that is the mode, not a loss.
+	 */
+	if (ms->aux_truncated || ms->aux_partial || ms->aux_collision ||
+	    (ms->aux_overwrite && !s->evl.aux_snapshot))
+		pr_warn("AUX trace: %llu of %llu AUX records truncated, %llu partial, %llu "
+			"collision, %llu overwrite",
+			(unsigned long long)ms->aux_truncated, (unsigned long long)ms->aux_records,
+			(unsigned long long)ms->aux_partial, (unsigned long long)ms->aux_collision,
+			(unsigned long long)ms->aux_overwrite);
+	if (ms->auxtrace_records)
+		pr_info("[ shardrec record: %llu MB of AUX trace in %llu AUXTRACE records ]",
+			(unsigned long long)(ms->auxtrace_bytes >> 20),
+			(unsigned long long)ms->auxtrace_records);
+	if (s->evl.backward)
+		print_flight_recorder(s);
+	if (ms->compressed)
+		pr_info("[ shardrec record: Compressed %.3f MB of ring data to %.3f MB, ratio is "
+			"%.3f ]",
+			ms->bytes_raw / 1e6, ms->bytes_in / 1e6,
+			ms->bytes_in ? (double)ms->bytes_raw / ms->bytes_in : 0.0);
+	if (ms->late)
+		pr_warn("%llu records arrived later than the merge window and are out of order",
+			(unsigned long long)ms->late);
+}
+
+static int session__merge(struct session *s)
+{
+	struct merge_opts mo = {
+		.dir = s->dir, .output = s->o->output, .build_ids = !s->o->no_buildid,
+		.dec = &zunpass__ops, .hits = &dso_hits__ops, .progress = merge_progress_log,
+	};
+	struct merge_stats ms;
+	char err[1024];
+	int ret = merge__run(&mo, &ms, err, sizeof(err));
+
+	if (ret) {
+		pr_err("merge failed: %s; shards kept in %s (retry: shardrec merge %s -o %s)", err,
+		       s->dir, s->dir, s->o->output);
+	} else {
+		if (err[0])
+			pr_warn("%s", err);
+		print_summary(s, &ms);
+		if (s->o->hooks && s->o->hooks->merged)
+			s->o->hooks->merged(s->o->hooks->arg, &ms, s->stop_signal);
+		if (!s->o->keep_shards)
+			remove_shards(s);
+	}
+	merge_stats__release(&ms);
+	return ret;
+}
+
+static int session__finish(struct session *s)
+{
+	bool writer_failed = false, size_limited = false;
+	int ret;
+
+	evlist__disable(&s->evl);
+	/* -Se, --overwrite: one last AUX snapshot, taken by the writers' final pass. */
+	if (s->o->aux_snapshot_on_exit || s->evl.backward)
+		for (size_t g = 0; g < s->nr_writers; g++)
+			writer__snapshot_aux(s->writers[g]);
+	session__stop_writers(s);
+	for (size_t g = 0; g < s->nr_writers; g++) {
+		writer_failed |= writer__stats(s->writers[g])->err != 0;
+		size_limited |= writer__stats(s->writers[g])->size_limited;
+	}
+	/*
+	 * `shardrec job` on SIGTERM (walltime, scancel): merge first, then wait
+	 * for an app that may be checkpointing, all within Slurm's KillWait.
+	 */
+	if (s->have_workload && !(s->stop_signal && s->o->hooks))
+		workload__terminate(&s->wl);
+	ret = session__write_tail(s);
+	if (ret)
+		pr_warn("lost-sample counts not saved: %s", strerror(-ret));
+	ret = s->evl.backward ? session__write_tail_synth(s) : 0;
+	if (ret)
+		pr_warn("tasks not described again at the end: %s", strerror(-ret));
+	ret = session__merge(s);
+	if (s->have_workload)
+		workload__terminate(&s->wl);
+	if (ret)
+		return 1;
+	/* A writer that stopped early makes the recording incomplete, whatever stopped it. */
+	if (writer_failed)
+		pr_err("the recording is incomplete: a writer stopped early (see above)");
+	/* --max-size: valid but incomplete, even though we ended the command. */
+	if (size_limited)
+		return 2;
+	if (s->stop_signal && !s->have_workload)
+		return writer_failed ? 2 : 0;
+	if (s->have_workload && workload__exit_code(&s->wl))
+		return workload__exit_code(&s->wl);
+	return writer_failed ? 2 : 0;
+}
+
+static void session__release(struct session *s)
+{
+	for (size_t g = 0; g < s->nr_writers; g++)
+		writer__delete(s->writers[g]);
+	for (size_t g = 0; s->group_rings && g < s->plan.nr_groups; g++)
+		free(s->group_rings[g]);
+	free(s->group_rings);
+	free(s->writers);
+	evlist__release(&s->evl);
+	plan__release(&s->plan);
+	topo__delete(s->topo);
+	if (s->have_workload)
+		workload__terminate(&s->wl);
+	if (s->dirfd >= 0)
+		close(s->dirfd);
+	if (s->sigfd >= 0)
+		close(s->sigfd);
+	control__close(&s->ctl);
+}
+
+static int session__dry_run(struct session *s)
+{
+	plan__print(&s->plan, s->topo, s->o->mmap_pages * sysconf(_SC_PAGESIZE), stdout);
+	return 0;
+}
+
+/*
+ * Events, targets and the plan are the command line's meaning: an unknown
+ * event, PMU, tracepoint, user or cgroup, a CPU not online, a bad --threads
+ * (-EINVAL, -ENOENT there) is bad usage.
+ */
+static int session__usage(struct session *s, int ret)
+{
+	if (ret == -EINVAL || ret == -ENOENT)
+		s->bad_usage = true;
+	return ret;
+}
+
+static int session__workload(struct session *s)
+{
+	int ret = workload__prepare(&s->wl, s->o->argv, s->o->workload_pdeathsig);
+
+	s->have_workload = !ret;
+	if (ret)
+		snprintf(s->err, sizeof(s->err), "cannot start '%s': %s", s->o->argv[0],
+			 strerror(-ret));
+	return ret;
+}
+
+/*
+ * The command, and the tasks to record: the command's pid when it is the
+ * target; otherwise -p/-t/-u's tasks are listed before it is forked, as
+ * perf does (its held child must not be a -u target).
+ */
+static int session__tasks(struct session *s)
+{
+	bool command = s->o->argc && !s->o->dry_run;
+	bool first = command && record_opts__command_is_target(s->o);
+	int ret = first ? session__workload(s) : 0;
+
+	if (!ret && !s->o->topology_xml && !s->o->synthetic)
+		ret = session__usage(s, session__target(s));
+	if (!ret && command && !first)
+		ret = session__workload(s);
+	return ret;
+}
+
+/* Everything up to the point where recording can start. */
+static int session__setup(struct session *s)
+{
+	int ret;
+
+	ret = session__usage(s, evlist__configure(&s->evl, s->o, s->err, sizeof(s->err)));
+	if (!ret && s->o->control && !s->o->dry_run)
+		ret = control__open(&s->ctl, s->o->control, s->err, sizeof(s->err));
+	if (!ret)
+		ret = session__tasks(s);
+	if (!ret)
+		ret = privs__preflight(&s->evl, s->o, s->err, sizeof(s->err));
+	if (!ret)
+		ret = session__usage(s, session__plan(s));
+	if (ret || s->o->dry_run)
+		return ret;
+	privs__raise(PRIVS_F(PRIVS_IPC_LOCK)); /* membudget asks the effective set */
+	ret = membudget__check_self(s->o->mmap_pages, s->evl.nr_cpus, s->err, sizeof(s->err));
+	privs__lower();
+	if (!ret)
+		ret = privs__open_events(&s->evl, s->o->mmap_pages, s->err, sizeof(s->err));
+	if (!ret)
+		ret = session__mkdir(s);
+	if (!ret)
+		ret = session__write_header(s);
+	/* Before any writer thread exists: capabilities are per thread. */
+	if (!ret)
+		ret = privs__drop(session__rt_prio(s) ? PRIVS_F(PRIVS_SYS_NICE) : 0, s->err,
+				  sizeof(s->err));
+	if (!ret)
+		ret = session__writers(s);
+	return ret;
+}
+
+int session__record(struct record_opts *o)
+{
+	struct session s = {.o = o, .dirfd = -1, .sigfd = -1, .ctl = {.fd = -1, .ack_fd = -1}};
+	int ret, code = 1;
+
+	ret = session__signals(&s);
+	if (!ret)
+		ret = session__setup(&s);
+	if (!ret && o->dry_run) {
+		code = session__dry_run(&s);
+		goto out;
+	}
+	if (!ret)
+		ret = session__start_writers(&s);
+	if (!ret)
+		ret = session__go(&s);
+	if (ret) {
+		pr_err("%s", s.err[0] ? s.err : strerror(-ret));
+		if (s.have_workload && s.wl.exited)
+			code = 127;
+		else if (s.bad_usage)
+			code = 2;
+		if (s.dirfd >= 0) {
+			evlist__disable(&s.evl);
+			session__stop_writers(&s);
+			remove_shards(&s);
+		}
+		goto out;
+	}
+	if (o->hooks && o->hooks->ready)
+		o->hooks->ready(o->hooks->arg);
+	session__wait(&s);
+	code = session__finish(&s);
+out:
+	session__release(&s);
+	return code;
+}

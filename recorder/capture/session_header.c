@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The shard directory and header.data: attrs, ids, features and synthesized records. */
+#include "recorder/capture/session_internal.h"
+
+/* ---- shard directory and header.data ---- */
+
+int session__mkdir(struct session *s)
+{
+	snprintf(s->dir, sizeof(s->dir), "%s.shards", s->o->output);
+	if (mkdir(s->dir, 0700)) {
+		int err = -errno;
+
+		if (errno == EEXIST)
+			snprintf(s->err, sizeof(s->err),
+				 "%s exists (an earlier run's shards?): merge it with 'shardrec "
+				 "merge %s' or remove it",
+				 s->dir, s->dir);
+		else
+			snprintf(s->err, sizeof(s->err), "%s: %s", s->dir, strerror(errno));
+		return err;
+	}
+	s->dirfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (s->dirfd < 0)
+		return -errno;
+	return 0;
+}
+
+/*
+ * intel_pt_recording_options' have_sched_switch: 0 none, 2 PERF_RECORD_SWITCH
+ * (per task), 3 PERF_RECORD_SWITCH_CPU_WIDE (per CPU).
+ */
+static int aux_have_sched_switch(const struct session *s)
+{
+	if (!s->evl.evsel[0].ev.attr.context_switch)
+		return 0;
+	return s->o->system_wide || s->o->cpu_list ? 3 : 2;
+}
+
+/*
+ * PERF_RECORD_AUXTRACE_INFO of the AUX event (aux/aux_info.c), first of the
+ * synthesized records as perf writes it: readers need it before any AUXTRACE.
+ */
+static int session__synth_auxtrace_info(struct session *s, struct recbuf *b)
+{
+	const struct evsel *e = &s->evl.evsel[s->evl.aux_evsel];
+	struct aux_info_params p = {.pmu = e->ev.pmu, .pmu_type = e->ev.attr.type,
+				    .config = e->ev.attr.config, .cpus = s->evl.cpus,
+				    .nr_cpus = s->evl.nr_cpus, .per_cpu = true,
+				    .pc = s->evl.rings[0].pc, .snapshot = s->evl.aux_snapshot,
+				    .have_sched_switch = aux_have_sched_switch(s)};
+	/* CoreSight's per-CPU metadata grows with the CPUs: a record's most. */
+	unsigned char *buf = malloc(UINT16_MAX);
+	long len = buf ? aux_info__build(&p, buf, UINT16_MAX) : -ENOMEM;
+
+	if (len == -ENOENT && aux_pmu__type(e->ev.pmu) == AUX_TYPE_CS_ETM)
+		snprintf(s->err, sizeof(s->err), "%s: CoreSight registers missing under "
+			 "/sys/bus/event_source/devices/%s/cpuN/ (trcidr/, mgmt/)", e->ev.name,
+			 e->ev.pmu);
+	else if (len < 0)
+		snprintf(s->err, sizeof(s->err), "%s: cannot describe its AUX data for perf: %s",
+			 e->ev.name, len == -EOPNOTSUPP ? "perf knows no decoder for this PMU" :
+			 strerror(-len));
+	else
+		len = recbuf__append(b, buf, len);
+	free(buf);
+	return len < 0 ? len : 0;
+}
+
+static bool session__has_task(const struct session *s)
+{
+	return s->o->pid_list || s->o->tid_list || s->o->uid;
+}
+
+/*
+ * COMM, FORK and MMAP records of the target's tasks as /proc shows them now,
+ * for the targets perf's __machine__synthesize_threads() describes: a task
+ * list (-p/-t/-u) first, else every process (-a/-C). A workload alone gets
+ * none: it is exec'd after the events are enabled, so the kernel reports it.
+ */
+static int session__synth_tasks(struct session *s, struct synth *sy)
+{
+	int ret = 0;
+
+	/* Other users' /proc/PID/maps, when the site granted CAP_SYS_PTRACE. */
+	privs__raise(PRIVS_F(PRIVS_SYS_PTRACE));
+	/* -u names whole processes, some of which may be out of reach: skip those. */
+	sy->skip_unreadable = s->o->uid != NULL;
+	if (session__has_task(s))
+		ret = synth__threads(sy, s->evl.threads, s->evl.nr_threads);
+	else if (s->o->system_wide || s->o->cpu_list)
+		ret = synth__all_processes(sy);
+	privs__lower();
+	if (ret && sy->err_path[0])
+		snprintf(s->err, sizeof(s->err), "cannot describe the target's memory maps: %s: %s",
+			 sy->err_path, strerror(-ret));
+	if (!ret && sy->nr_unreadable)
+		pr_warn("%u process%s skipped: memory maps unreadable (%s: %s), so %s samples will "
+			"not resolve to symbols", sy->nr_unreadable, sy->nr_unreadable > 1 ? "es" : "",
+			sy->err_path, strerror(-sy->unreadable_err),
+			sy->nr_unreadable > 1 ? "their" : "its");
+	return ret;
+}
+
+/* perf's sample_address: the records of data mappings are wanted (-d, DWARF). */
+static bool session__mmap_data(const struct session *s)
+{
+	for (size_t e = 0; e < s->evl.nr; e++)
+		if (s->evl.evsel[e].ev.attr.mmap_data)
+			return true;
+	return false;
+}
+
+static int session__synth(struct session *s, struct recbuf *b)
+{
+	struct synth sy = {.layout = &s->evl.layout, .out = b, .mmap_data = session__mmap_data(s)};
+	int ret;
+
+	if (s->evl.aux_evsel >= 0) {
+		ret = session__synth_auxtrace_info(s, b);
+		if (ret)
+			return ret;
+	}
+
+	/* The kernel checks CAP_SYSLOG with the creds of the open of kallsyms. */
+	privs__raise(PRIVS_F(PRIVS_SYSLOG));
+	ret = synth__kernel_mmap(&sy);
+	if (ret == -EPERM && privs__samples_kernel(&s->evl))
+		pr_warn("kernel addresses are hidden: kernel symbols will not resolve (needs "
+			"CAP_SYSLOG, or kernel.kptr_restrict=0 and kernel.perf_event_paranoid <= 1)");
+	ret = synth__modules(&sy);
+	privs__lower();
+	if (ret && ret != -ENOENT)
+		pr_warn("cannot synthesize module maps: %s", strerror(-ret));
+	ret = session__synth_tasks(s, &sy);
+	if (ret)
+		return ret;
+	ret = synth__thread_map(&sy, s->evl.threads, s->evl.nr_threads);
+	if (!ret)
+		ret = synth__cpu_map(&sy, s->evl.cpus, s->evl.nr_cpus);
+	if (!ret)
+		ret = synth__finished_init(&sy);
+	return ret;
+}
+
+static int session__features(struct session *s, struct pfile_featset *fs,
+			     const struct pfile_event *ev)
+{
+	struct timespec res;
+	int ret;
+
+	ret = sysinfo__collect(fs, s->o->full_argc, s->o->full_argv, NULL, NULL);
+	if (!ret)
+		ret = pfile_feat__event_desc(fs, ev, s->evl.nr);
+	if (!ret)
+		ret = evlist__group_desc(&s->evl, fs);
+	if (!ret)
+		ret = tracing_data__feature(fs, ev, s->evl.nr, NULL, s->err, sizeof(s->err));
+	/* No bpf_event records are synthesized: no program or BTF to describe. */
+	if (!ret)
+		ret = pfile_feat__bpf_none(fs);
+	clock_getres(s->o->clockid, &res);
+	if (!ret)
+		ret = pfile_feat__clockid(fs, (uint64_t)res.tv_sec * 1000000000ULL + res.tv_nsec);
+	if (!ret) {
+		/* Reference pair for perf script --clock-tod: read back to back. */
+		uint64_t tod = clock__ns(CLOCK_REALTIME), clk = clock__ns(s->o->clockid);
+
+		ret = pfile_feat__clock_data(fs, s->o->clockid, tod, clk);
+	}
+	/* The merge fills in the ratio; the level is only known here. */
+	if (!ret && s->o->zlevel)
+		ret = pfile_feat__compressed(fs, s->o->zlevel, 0, ZPASS_MMAP_LEN);
+	return ret;
+}
+
+/* header.data: a complete perf.data holding the synthesized prologue. */
+int session__write_header(struct session *s)
+{
+	struct pfile_event *ev = calloc(s->evl.nr, sizeof(*ev));
+	struct pfile_featset fs = {0};
+	struct pfile_header h;
+	struct recbuf b = {0};
+	uint64_t data_off, end;
+	int fd = -1, ret = -ENOMEM;
+
+	if (!ev)
+		goto out;
+	evlist__pfile_events(&s->evl, ev);
+	ret = session__synth(s, &b);
+	if (!ret)
+		ret = session__features(s, &fs, ev);
+	if (ret)
+		goto out;
+	fd = openat(s->dirfd, "header.data", O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		    0600);
+	if (fd < 0) {
+		ret = -errno;
+		goto out;
+	}
+	pfile_header__init(&h);
+	ret = pfile__write_attrs(fd, PFILE_HEADER_SIZE, ev, s->evl.nr, &h.attrs, &data_off);
+	if (!ret)
+		ret = pfile__pwrite_full(fd, b.data, b.len, data_off);
+	h.data.offset = data_off;
+	h.data.size = b.len;
+	if (!ret)
+		ret = pfile__write_features(fd, data_off + b.len, &fs, h.features, &end);
+	if (!ret)
+		ret = pfile__write_header(fd, &h);
+out:
+	if (ret && !s->err[0])
+		snprintf(s->err, sizeof(s->err), "%s/header.data: %s", s->dir, strerror(-ret));
+	if (fd >= 0)
+		close(fd);
+	pfile_featset__release(&fs);
+	recbuf__release(&b);
+	free(ev);
+	return ret;
+}
+
+/* Writes @b whole into @name of the shard directory (a new file). 0 / -errno. */
+static int session__write_file(struct session *s, const char *name, const struct recbuf *b)
+{
+	int fd, ret;
+
+	fd = openat(s->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	ret = pfile__pwrite_full(fd, b->data, b->len, 0);
+	close(fd);
+	return ret;
+}
+
+int session__write_tail(struct session *s)
+{
+	struct recbuf b = {0};
+	int ret;
+
+	ret = evlist__read_lost(&s->evl, &b, &s->lost_samples);
+	if (!ret && b.len)
+		ret = session__write_file(s, "tail.raw", &b);
+	recbuf__release(&b);
+	return ret;
+}
+
+/*
+ * --overwrite: the tasks' COMM and MMAP records went into the backward
+ * rings with everything else, and the kernel overwrites them first, being
+ * the oldest. Describe the tasks again at the end (perf's tail_synthesize);
+ * the merge puts tail.synth right after the prologue, before any sample.
+ */
+int session__write_tail_synth(struct session *s)
+{
+	struct recbuf b = {0};
+	struct synth sy = {.layout = &s->evl.layout, .out = &b};
+	int ret;
+
+	ret = session__synth_tasks(s, &sy);
+	if (!ret && b.len)
+		ret = session__write_file(s, "tail.synth", &b);
+	recbuf__release(&b);
+	return ret;
+}

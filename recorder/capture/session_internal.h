@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared by the session*.c parts: struct session and the steps more than
+ * one part calls.
+ */
+#ifndef SHARDREC_SESSION_INTERNAL_H
+#define SHARDREC_SESSION_INTERNAL_H
+
+#include "recorder/capture/session.h"
+#include "recorder/util/clock.h"
+#include "numa/topology.h"
+#include "recorder/capture/control.h"
+#include "recorder/codec/zunpass.h"
+#include "recorder/header/dso_hits.h"
+#include "recorder/events/evlist.h"
+#include "recorder/util/log.h"
+#include "recorder/capture/membudget.h"
+#include "recorder/merge/merge.h"
+#include "recorder/perfdata/pfile.h"
+#include "recorder/events/privs_open.h"
+#include "recorder/perfdata/recbuf.h"
+#include "recorder/capture/record_ctl.h"
+#include "recorder/header/synth.h"
+#include "recorder/header/sysinfo.h"
+#include "recorder/capture/target.h"
+#include "recorder/header/tracing_data.h"
+#include "recorder/capture/workload.h"
+#include "recorder/capture/writer.h"
+#include "recorder/capture/writer_report.h"
+#include "recorder/codec/zpass.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct session {
+	struct record_opts *o;
+	atomic_uint_least64_t shard_bytes; /* --max-size: what the writers wrote */
+	struct evlist evl;
+	struct topo *topo;
+	struct plan plan;
+	struct writer **writers;
+	size_t nr_writers;
+	struct ring **group_rings; /* per writer: its rings, in plan order */
+	struct workload wl;
+	bool have_workload;
+	char dir[PATH_MAX];
+	int dirfd;
+	int sigfd;
+	int stop_signal;
+	struct control ctl;   /* --control, fds -1 without it */
+	unsigned snapshots;   /* snapshot requests served (SIGUSR2, --control) */
+	uint64_t lost_samples;
+	bool bad_usage;       /* setup failed on the command line's meaning: exit 2 */
+	char err[1024];
+};
+
+int session__mkdir(struct session *s);
+int session__write_header(struct session *s);
+int session__write_tail(struct session *s);
+int session__write_tail_synth(struct session *s);
+int session__signals(struct session *s);
+void session__wait(struct session *s);
+int session__go(struct session *s);
+
+#endif

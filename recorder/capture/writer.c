@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "recorder/capture/writer.h"
+#include "recorder/util/clock.h"
+#include "recorder/capture/fault.h"
+#include "recorder/util/privs.h"
+#include "aux/aux.h"
+#include "recorder/codec/zpass.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <sched.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+struct writer {
+	struct writer_params p;
+	struct shard shard;
+	int wake_fd;
+	atomic_bool stop;
+	atomic_uint_least64_t dump_req; /* writer__snapshot calls (--overwrite) */
+	uint64_t dump_done;             /* requests served: the writer thread only */
+	pthread_t thread;
+	sem_t ready; /* posted by the thread once its prologue is done */
+	bool started;
+	struct writer_stats stats;
+	/* Hot-path arrays, allocated on the group's node by the thread itself. */
+	struct iovec *iov;
+	struct shard_chunk_rec *chunks;
+	struct pollfd *pfd;
+	size_t iov_bytes, chunk_bytes, pfd_bytes;
+	struct zpass z; /* compressor and its output buffer, on the group's node */
+};
+
+struct writer *writer__new(const struct writer_params *p)
+{
+	struct writer *w = calloc(1, sizeof(*w));
+	int err;
+
+	if (!w)
+		return NULL;
+	w->p = *p;
+	w->wake_fd = -1;
+	w->shard.fd = -1;
+	atomic_init(&w->stop, false);
+	atomic_init(&w->dump_req, 0);
+	err = shard__create(&w->shard, p->dirfd, p->idx, p->group->node,
+			    p->zlevel ? SHARD_F_ZSTD : 0);
+	if (err)
+		goto out_free;
+	w->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (w->wake_fd < 0) {
+		err = -errno;
+		goto out_close_shard;
+	}
+	if (sem_init(&w->ready, 0, 0)) {
+		err = -errno;
+		goto out_close_wake;
+	}
+	return w;
+
+out_close_wake:
+	close(w->wake_fd);
+out_close_shard:
+	shard__close(&w->shard);
+out_free:
+	free(w);
+	errno = -err;
+	return NULL;
+}
+
+static int writer__alloc_local(struct writer *w)
+{
+	int node = w->p.group->node;
+
+	/* Per ring: chunk header, 2 ring iovecs, and an AUXTRACE record's 4 (aux/aux.h). */
+	w->iov_bytes = (1 + 7 * w->p.nr_rings) * sizeof(*w->iov);
+	w->chunk_bytes = w->p.nr_rings * sizeof(*w->chunks);
+	w->pfd_bytes = (w->p.nr_rings + 1) * sizeof(*w->pfd);
+	w->iov = placement__alloc(w->iov_bytes, node);
+	w->chunks = placement__alloc(w->chunk_bytes, node);
+	w->pfd = placement__alloc(w->pfd_bytes, node);
+	if (!w->iov || !w->chunks || !w->pfd)
+		return -ENOMEM;
+	w->stats.node_buf = placement__node_of(w->iov);
+	return w->p.zlevel ? zpass__init(&w->z, w->p.zlevel, node) : 0;
+}
+
+/*
+ * Where the kernel put each ring's first data page, so -v can show that
+ * placement held. An untouched page has no node yet: read a byte first.
+ */
+static void writer__query_ring_nodes(struct writer *w)
+{
+	w->stats.node_ring = -ENOENT;
+	for (size_t i = 0; i < w->p.nr_rings; i++) {
+		int node;
+
+		(void)*(volatile unsigned char *)w->p.rings[i].data;
+		node = placement__node_of(w->p.rings[i].data);
+		if (node < 0) {
+			w->stats.node_ring = node;
+			return;
+		}
+		if (node < 64)
+			w->stats.ring_nodes |= 1ULL << node;
+		w->stats.node_ring = i && node != w->stats.node_ring ? -EXDEV : node;
+	}
+}
+
+static void writer__free_local(struct writer *w)
+{
+	placement__free(w->iov, w->iov_bytes);
+	placement__free(w->chunks, w->chunk_bytes);
+	placement__free(w->pfd, w->pfd_bytes);
+	w->iov = NULL;
+	w->chunks = NULL;
+	w->pfd = NULL;
+	if (w->p.zlevel)
+		zpass__release(&w->z);
+}
+
+/*
+ * A ring's AUX area, if any: its AUXTRACE record (header, trace, padding)
+ * follows the ring's records in the ring's chunk, as perf writes each AUX
+ * read right after its ring's. Returns the record's bytes, 0, or -errno.
+ */
+static long writer__aux_take(struct ring *r, struct iovec *iov, int *nr_iov)
+{
+	struct aux_ring *a = r->ext;
+	long len = a ? aux_ring__read_init(a) : 0;
+
+	if (len > 0) {
+		memcpy(iov, a->iov, a->nr_iov * sizeof(*iov));
+		*nr_iov += a->nr_iov;
+	}
+	return len;
+}
+
+static uint64_t writer__aux_done(struct ring *r)
+{
+	struct aux_ring *a = r->ext;
+	uint64_t len = a ? a->rec_len : 0;
+
+	if (len)
+		aux_ring__read_done(a);
+	return len;
+}
+
+/*
+ * --max-size across all writers: one relaxed add per pass (not per record;
+ * the total is only compared, nothing else is published through it). The
+ * pass that would cross the limit is not written, so the shards end at or
+ * below it. -EDQUOT tells the loop to stop without an error.
+ */
+static int writer__budget(struct writer *w, uint64_t bytes)
+{
+	uint64_t used;
+
+	if (!w->p.max_size)
+		return 0;
+	used = atomic_fetch_add_explicit(w->p.shard_bytes, bytes, memory_order_relaxed) + bytes;
+	return used > w->p.max_size ? -EDQUOT : 0;
+}
+
+/*
+ * One pass: take a span of every ring, write them all as one pass with one
+ * pwritev, then hand the space back. Tails move only after the data is in
+ * the page cache, so a failed write loses nothing the kernel still holds.
+ */
+static int writer__pass(struct writer *w, struct ring_span *spans)
+{
+	uint64_t wtime = clock__ns(w->p.clockid);
+	uint64_t payload = 0;
+	int nr_iov = 1;
+	int err;
+
+	for (size_t i = 0; i < w->p.nr_rings; i++) {
+		struct ring_span *s = &spans[i];
+		long len = ring__read_init(&w->p.rings[i], s);
+		int hdr = nr_iov++;
+		long alen;
+
+		if (len < 0)
+			return len;
+		ring__note_fill(&w->p.rings[i], len, wtime);
+		for (int k = 0; k < s->nr_iov; k++)
+			w->iov[nr_iov++] = s->iov[k];
+		alen = writer__aux_take(&w->p.rings[i], &w->iov[nr_iov], &nr_iov);
+		if (alen < 0)
+			return alen;
+		if (!len && !alen) {
+			nr_iov = hdr;
+			continue;
+		}
+		shard_chunk__init(&w->chunks[i], w->p.rings[i].cpu, len + alen);
+		w->iov[hdr].iov_base = &w->chunks[i];
+		w->iov[hdr].iov_len = sizeof(w->chunks[i]);
+		payload += sizeof(w->chunks[i]) + len + alen;
+	}
+	/* Test-only fault injection (fault.h); inert unless SHARDREC_FAULT is set. */
+	err = fault__shard_write(w->p.idx, w->shard.off, sizeof(w->shard.pass) + payload);
+	if (!err)
+		err = writer__budget(w, sizeof(w->shard.pass) + payload);
+	if (!err)
+		err = shard__write_pass(&w->shard, wtime, w->iov, nr_iov, payload);
+	if (err)
+		return err;
+	for (size_t i = 0; i < w->p.nr_rings; i++) {
+		if (spans[i].len) {
+			ring__read_done(&w->p.rings[i], &spans[i]);
+			w->stats.bytes += spans[i].len;
+		}
+		w->stats.bytes += writer__aux_done(&w->p.rings[i]);
+	}
+	w->stats.zbytes = w->stats.bytes;
+	w->stats.passes++;
+	return 0;
+}
+
+/*
+ * The compressed pass: the rings' bytes go through zstd into a node-local
+ * buffer; the ring space is handed back as soon as it is compressed, before
+ * the write, which gives the kernel room earlier than the plain path can.
+ */
+static int writer__pass_z(struct writer *w, struct ring_span *spans)
+{
+	uint64_t wtime = clock__ns(w->p.clockid);
+	size_t raw = 0;
+	int nr_iov = 0, err;
+
+	for (size_t i = 0; i < w->p.nr_rings; i++) {
+		long len = ring__read_init(&w->p.rings[i], &spans[i]);
+		long alen;
+
+		if (len < 0)
+			return len;
+		ring__note_fill(&w->p.rings[i], len, wtime);
+		for (int k = 0; k < spans[i].nr_iov; k++)
+			w->iov[nr_iov++] = spans[i].iov[k];
+		alen = writer__aux_take(&w->p.rings[i], &w->iov[nr_iov], &nr_iov);
+		if (alen < 0)
+			return alen;
+		raw += len + alen;
+	}
+	err = zpass__compress(&w->z, w->iov, nr_iov, raw);
+	if (err)
+		return err;
+	for (size_t i = 0; i < w->p.nr_rings; i++) {
+		if (spans[i].len)
+			ring__read_done(&w->p.rings[i], &spans[i]);
+		writer__aux_done(&w->p.rings[i]);
+	}
+	err = fault__shard_write(w->p.idx, w->shard.off, sizeof(w->shard.pass) + w->z.len);
+	if (!err)
+		err = writer__budget(w, sizeof(w->shard.pass) + w->z.len);
+	if (!err)
+		err = shard__write_zpass(&w->shard, wtime, w->z.out, w->z.len, raw);
+	if (err)
+		return err;
+	w->stats.bytes += raw;
+	w->stats.zbytes += w->z.len;
+	w->stats.passes++;
+	return 0;
+}
+
+/*
+ * --overwrite: the rings stay paused from before their heads are read until
+ * the pass is written, since the kernel would otherwise write over the
+ * records in flight: nothing tells it how far we read. Records it meanwhile
+ * drops come back as PERF_RECORD_LOST. Requests that arrive during the dump
+ * are served by the next one.
+ */
+static int writer__dump(struct writer *w, struct ring_span *spans)
+{
+	int err = 0;
+
+	w->dump_done = atomic_load_explicit(&w->dump_req, memory_order_acquire);
+	for (size_t i = 0; i < w->p.nr_rings && !err; i++)
+		err = ring__pause(&w->p.rings[i], true);
+	if (!err)
+		err = w->p.zlevel ? writer__pass_z(w, spans) : writer__pass(w, spans);
+	for (size_t i = 0; i < w->p.nr_rings; i++) {
+		int e = ring__pause(&w->p.rings[i], false);
+
+		err = err ? err : e;
+	}
+	w->stats.dumps += !err;
+	return err;
+}
+
+static bool writer__dump_due(struct writer *w)
+{
+	return atomic_load_explicit(&w->dump_req, memory_order_acquire) != w->dump_done;
+}
+
+static int writer__take(struct writer *w, struct ring_span *spans, bool stopping)
+{
+	if (!w->p.overwrite)
+		return w->p.zlevel ? writer__pass_z(w, spans) : writer__pass(w, spans);
+	return stopping || writer__dump_due(w) ? writer__dump(w, spans) : 0;
+}
+
+static void writer__setup_poll(struct writer *w)
+{
+	for (size_t i = 0; i < w->p.nr_rings; i++) {
+		/* Backward rings wake nobody: only a request or the stop starts a pass. */
+		w->pfd[i].fd = w->p.overwrite ? -1 : w->p.rings[i].fd;
+		w->pfd[i].events = POLLIN;
+	}
+	w->pfd[w->p.nr_rings].fd = w->wake_fd;
+	w->pfd[w->p.nr_rings].events = POLLIN;
+}
+
+/* A ring whose task is gone reports POLLHUP forever: stop polling it, keep draining it. */
+static void writer__drop_hungup(struct writer *w)
+{
+	for (size_t i = 0; i < w->p.nr_rings; i++)
+		if (w->pfd[i].revents & (POLLHUP | POLLERR))
+			w->pfd[i].fd = -1;
+}
+
+/* A snapshot request left the eventfd readable: reset it, or poll would spin. */
+static void writer__drain_wake(struct writer *w)
+{
+	uint64_t n;
+
+	if (w->pfd[w->p.nr_rings].revents & POLLIN && read(w->wake_fd, &n, sizeof(n)) < 0) {
+		/* EAGAIN: another wakeup already drained it. */
+	}
+}
+
+static int writer__loop(struct writer *w, struct ring_span *spans)
+{
+	int err;
+
+	for (;;) {
+		/* Acquire pairs with writer__stop's release: see everything done before the stop. */
+		bool stopping = atomic_load_explicit(&w->stop, memory_order_acquire);
+
+		err = writer__take(w, spans, stopping);
+		if (err == -EDQUOT) {
+			w->stats.size_limited = true;
+			return 0;
+		}
+		if (err || stopping)
+			return err;
+		if (poll(w->pfd, w->p.nr_rings + 1, w->p.overwrite ? -1 : w->p.idle_ms) < 0 &&
+		    errno != EINTR)
+			return -errno;
+		w->stats.polls++;
+		writer__drain_wake(w);
+		writer__drop_hungup(w);
+	}
+}
+
+/*
+ * -r: SCHED_FIFO for this thread only, CAP_SYS_NICE raised around the call
+ * when the install grants it; then this thread drops every capability it
+ * inherited, before it touches any data.
+ */
+static void writer__prologue(struct writer *w)
+{
+	struct sched_param sp = {.sched_priority = w->p.rt_prio};
+	char name[16];
+
+	snprintf(name, sizeof(name), "shardrec-w%u", w->p.idx);
+	pthread_setname_np(pthread_self(), name);
+	if (w->p.pin)
+		placement__pin_self(w->p.group);
+	if (w->p.rt_prio) {
+		privs__raise(PRIVS_F(PRIVS_SYS_NICE));
+		w->stats.sched_err = -pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+		privs__lower();
+	}
+	privs__thread_drop();
+}
+
+static void *writer__thread(void *arg)
+{
+	struct writer *w = arg;
+	struct ring_span *spans = NULL;
+	int err;
+
+	writer__prologue(w);
+	sem_post(&w->ready);
+	w->stats.start_time = clock__ns(w->p.clockid);
+	writer__query_ring_nodes(w);
+	err = writer__alloc_local(w);
+	if (!err) {
+		spans = placement__alloc(w->p.nr_rings * sizeof(*spans) + 1, w->p.group->node);
+		if (!spans)
+			err = -ENOMEM;
+	}
+	if (!err) {
+		writer__setup_poll(w);
+		err = writer__loop(w, spans);
+	}
+	if (err) {
+		w->stats.err = err;
+		w->stats.err_time = clock__ns(w->p.clockid);
+	}
+	placement__free(spans, w->p.nr_rings * sizeof(*spans) + 1);
+	writer__free_local(w);
+	return NULL;
+}
+
+int writer__start(struct writer *w)
+{
+	sigset_t all, old;
+	int err;
+
+	/* Signals belong to the session's signalfd, never to a writer. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = -pthread_create(&w->thread, NULL, writer__thread, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!err) {
+		w->started = true;
+		while (sem_wait(&w->ready) && errno == EINTR)
+			;
+	}
+	return err;
+}
+
+static void writer__wake(struct writer *w)
+{
+	uint64_t one = 1;
+
+	if (write(w->wake_fd, &one, sizeof(one)) < 0) {
+		/* The counter is saturated only if already signalled: nothing to do. */
+	}
+}
+
+void writer__stop(struct writer *w)
+{
+	atomic_store_explicit(&w->stop, true, memory_order_release);
+	writer__wake(w);
+}
+
+/* ring.ext and aux->overwrite are set before the thread starts and never change. */
+static bool writer__request_aux(struct writer *w)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < w->p.nr_rings; i++) {
+		struct aux_ring *a = w->p.rings[i].ext;
+
+		if (a && a->overwrite) {
+			aux_ring__request_snapshot(a);
+			any = true;
+		}
+	}
+	return any;
+}
+
+bool writer__snapshot(struct writer *w)
+{
+	bool any = writer__request_aux(w);
+
+	if (w->p.overwrite)
+		/* Release pairs with writer__dump_due's acquire. */
+		atomic_fetch_add_explicit(&w->dump_req, 1, memory_order_release);
+	any |= w->p.overwrite;
+	if (any)
+		writer__wake(w);
+	return any;
+}
+
+void writer__snapshot_aux(struct writer *w)
+{
+	if (writer__request_aux(w))
+		writer__wake(w);
+}
+
+int writer__join(struct writer *w)
+{
+	if (w->started) {
+		pthread_join(w->thread, NULL);
+		w->started = false;
+	}
+	return w->stats.err;
+}
+
+const struct writer_stats *writer__stats(const struct writer *w)
+{
+	return &w->stats;
+}
+
+void writer__delete(struct writer *w)
+{
+	if (!w)
+		return;
+	writer__join(w);
+	sem_destroy(&w->ready);
+	shard__close(&w->shard);
+	if (w->wake_fd >= 0)
+		close(w->wake_fd);
+	free(w);
+}

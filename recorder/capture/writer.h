@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Writer threads: one per plan group. A writer exclusively owns its CPUs'
+ * rings and its shard; nothing on its hot path takes a lock. It sleeps in
+ * poll() on its rings (woken by the kernel's wakeup watermark) and on an
+ * eventfd the session uses to stop it or to ask for a snapshot.
+ */
+#ifndef SHARDREC_WRITER_H
+#define SHARDREC_WRITER_H
+
+#include "numa/topology.h"
+#include "recorder/perfdata/shard.h"
+#include "ringbuf/ringbuf.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+struct writer_params {
+	unsigned idx;
+	const struct plan_group *group; /* CPUs and node; outlives the writer */
+	struct ring *rings;             /* the group's rings; owned by the writer from start */
+	size_t nr_rings;
+	int dirfd;                      /* shard directory */
+	clockid_t clockid;              /* the events' clock, for pass watermarks */
+	int idle_ms;                    /* poll timeout: an idle pass every this often */
+	bool pin;                       /* pin to the group (real topology only) */
+	/*
+	 * SCHED_FIFO priority the thread gives itself, 0 = normal scheduling.
+	 * A writer sleeps in poll most of the time; when the workload starves
+	 * it, the kernel drops samples, so it may run ahead of the workload.
+	 */
+	int rt_prio;
+	int zlevel;                     /* zstd level, 0 = no compression */
+	uint64_t max_size;              /* --max-size in bytes, 0 = none */
+	atomic_uint_least64_t *shard_bytes; /* bytes all writers wrote, shared */
+	/*
+	 * --overwrite: the rings are backward (flight recorder); a pass is
+	 * written only on writer__snapshot and at the stop, with the rings
+	 * paused, never on poll wakeups or idle timeouts.
+	 */
+	bool overwrite;
+};
+
+struct writer_stats {
+	uint64_t bytes;  /* ring bytes taken */
+	uint64_t zbytes; /* bytes written after compression (= bytes without -z) */
+	uint64_t passes; /* passes written */
+	uint64_t polls;  /* poll wakeups */
+	uint64_t dumps;  /* --overwrite: passes that dumped the backward rings */
+	bool size_limited; /* stopped by --max-size: the pass that would cross it was not written */
+	int err;         /* first error (-errno), 0 if none */
+	uint64_t err_time; /* recording clock when it failed */
+	uint64_t start_time; /* recording clock when the thread started */
+	int sched_err;   /* -errno if rt_prio could not be set (it then runs normally) */
+	int node_buf;    /* node its buffers actually live on, -errno if unknown */
+	/*
+	 * Node of its rings' first data pages (the kernel allocates them on
+	 * each CPU's node): the node, -EXDEV when they differ (see
+	 * ring_nodes), else -errno of the failed query.
+	 */
+	int node_ring;
+	uint64_t ring_nodes; /* bit n: a ring's first data page is on node n (n < 64) */
+};
+
+struct writer;
+
+/* Creates the shard file and the stop eventfd. NULL with errno set on failure. */
+struct writer *writer__new(const struct writer_params *p);
+/*
+ * Starts the thread and waits until it has pinned and scheduled itself
+ * and dropped its capabilities (privs__thread_drop). 0 / -errno.
+ */
+int writer__start(struct writer *w);
+/* Asks the thread to drain its rings once more and exit. Safe from any thread. */
+void writer__stop(struct writer *w);
+/*
+ * Asks for a snapshot on the next pass: a dump of the backward rings
+ * (--overwrite) and of every AUX area in snapshot mode (-S). Returns true
+ * if the writer has anything to snapshot. Safe from any thread.
+ */
+bool writer__snapshot(struct writer *w);
+/*
+ * Asks for a snapshot of the AUX areas in snapshot mode only, not of the
+ * backward rings, which the stop dumps anyway: -Se before writer__stop.
+ */
+void writer__snapshot_aux(struct writer *w);
+/* Waits for the thread; returns its first error (0 if none). */
+int writer__join(struct writer *w);
+const struct writer_stats *writer__stats(const struct writer *w);
+/* Closes the shard and eventfd, frees; the rings are not unmapped here. Accepts NULL. */
+void writer__delete(struct writer *w);
+
+#endif

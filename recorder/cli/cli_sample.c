@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "recorder/cli/cli_sample.h"
+#include "recorder/events/callchain.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int call_graph(struct record_opts *o, const char *arg, char *err, size_t errlen)
+{
+	enum callchain_mode mode;
+	uint32_t size = 0;
+	int ret = callchain__parse(arg, &mode, &size, err, errlen);
+
+	if (ret)
+		return ret;
+	/* The last call-graph option wins, as in perf. */
+	o->callgraph_fp = mode == CALLCHAIN_FP;
+	o->callgraph_dwarf = mode == CALLCHAIN_DWARF;
+	o->dwarf_size = mode == CALLCHAIN_DWARF ? size : 0;
+	o->max_stack = mode == CALLCHAIN_FP ? size : 0;
+	return 0;
+}
+
+static int regs(uint64_t *mask, const char *opt, const char *arg, char *err, size_t errlen)
+{
+	char msg[256];
+	int ret = callchain__parse_regs(arg, mask, msg, sizeof(msg));
+
+	if (ret)
+		snprintf(err, errlen, "--%s: %s", opt, msg);
+	return ret;
+}
+
+static int delay(struct record_opts *o, const char *arg, char *err, size_t errlen)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	/* perf's -D -1: start disabled, wait for --control's "enable". */
+	if (v == -1 && !*end) {
+		o->start_disabled = true;
+		return 0;
+	}
+	if (errno || *end || !*arg || v < 0 || v > 24L * 3600 * 1000) {
+		snprintf(err, errlen, "-D: '%s' is not a delay in milliseconds", arg);
+		return -EINVAL;
+	}
+	o->delay_ms = v;
+	return 0;
+}
+
+/* perf's --max-size: a number with an optional B/K/M/G unit. */
+static int max_size(struct record_opts *o, const char *arg, char *err, size_t errlen)
+{
+	unsigned long long v;
+	char *end;
+	int shift = 0;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (*end && !end[1]) {
+		const char *u = strchr("bBkKmMgG", *end);
+
+		shift = u ? (int)((u - "bBkKmMgG") / 2) * 10 : -1;
+		end++;
+	}
+	if (errno || *end || shift < 0 || !*arg || *arg == '-' || !v || v > (~0ULL >> shift)) {
+		snprintf(err, errlen, "--max-size: '%s' is not a size (a number with B/K/M/G)", arg);
+		return -EINVAL;
+	}
+	o->max_size = v << shift;
+	return 0;
+}
+
+static int filter(struct record_opts *o, const char *arg, char *err, size_t errlen)
+{
+	struct record_filter *f;
+	size_t end = o->events ? strlen(o->events) : 0;
+
+	if (!end) {
+		snprintf(err, errlen, "--filter must follow the -e tracepoint it applies to");
+		return -EINVAL;
+	}
+	f = realloc(o->filters, (o->nr_filters + 1) * sizeof(*f));
+	if (!f) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	o->filters = f;
+	f += o->nr_filters++;
+	f->events_off = o->last_event_off;
+	f->events_end = end;
+	f->filter = arg;
+	return 0;
+}
+
+/*
+ * -S[e][SIZE]: perf's auxtrace_parse_snapshot_options, 'e' for a snapshot
+ * at exit, then intel_pt_parse_snapshot_options' byte count (strtoull base
+ * 0); nothing means the whole AUX area.
+ */
+static int snapshot(struct record_opts *o, const char *arg, char *err, size_t errlen)
+{
+	char *end;
+
+	o->aux_snapshot = true;
+	if (!arg)
+		return 0;
+	if (*arg == 'e') {
+		o->aux_snapshot_on_exit = true;
+		arg++;
+	}
+	if (!*arg)
+		return 0;
+	errno = 0;
+	o->aux_snap_size = strtoull(arg, &end, 0);
+	if (errno || *end || *arg == '-' || !o->aux_snap_size) {
+		snprintf(err, errlen, "-S/--snapshot: '%s' is not [e][SIZE] (SIZE in bytes)", arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int record_opts__sample(struct record_opts *o, const char *name, const char *arg, char *err,
+			size_t errlen)
+{
+	if (!strcmp(name, "snapshot"))
+		return snapshot(o, arg, err, errlen);
+	if (!strcmp(name, "call-graph"))
+		return call_graph(o, arg, err, errlen);
+	if (!strcmp(name, "user-regs"))
+		return regs(&o->user_regs, name, arg, err, errlen);
+	if (!strcmp(name, "intr-regs"))
+		return regs(&o->intr_regs, name, arg, err, errlen);
+	if (!strcmp(name, "delay"))
+		return delay(o, arg, err, errlen);
+	if (!strcmp(name, "max-size"))
+		return max_size(o, arg, err, errlen);
+	if (!strcmp(name, "filter"))
+		return filter(o, arg, err, errlen);
+	snprintf(err, errlen, "internal: unknown sample option '%s'", name);
+	return -EINVAL;
+}

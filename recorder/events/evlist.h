@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The recording's events: one fd per (event, CPU, thread), one ring per
+ * CPU. The first fd opened on a CPU owns the ring; every other fd on that
+ * CPU is redirected into it with PERF_EVENT_IOC_SET_OUTPUT. A group member
+ * is opened with its leader's fd for the same CPU and thread as group_fd.
+ */
+#ifndef SHARDREC_EVLIST_H
+#define SHARDREC_EVLIST_H
+
+#include "recorder/events/evparse.h"
+#include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/recbuf.h"
+#include "recorder/events/record_opts.h"
+#include "ringbuf/ringbuf.h"
+#include "aux/aux.h"
+
+#include <sys/types.h>
+
+struct evsel {
+	struct evparse_event ev; /* attr fully configured by evlist__configure */
+	uint64_t *ids;           /* nr_cpus * nr_threads slots; after open, nr_ids of them */
+	uint32_t nr_ids;         /* ids of the fds that opened (a -p thread may be gone) */
+	const char *filter;      /* --filter for a tracepoint, NULL if none (owned) */
+};
+
+struct evlist {
+	struct evsel *evsel;
+	size_t nr;
+	int *cpus;
+	size_t nr_cpus;
+	pid_t *threads; /* {-1} when system-wide */
+	size_t nr_threads;
+	int *fds;       /* [(e * nr_cpus + c) * nr_threads + t] */
+	struct ring *rings; /* nr_cpus */
+	struct aux_ring *aux; /* nr_cpus AUX areas when an event is on an AUX PMU, else NULL */
+	size_t aux_pages;     /* their size in pages, 0 = no AUX event */
+	int aux_evsel;        /* index of the AUX event, -1 if none */
+	bool aux_snapshot;    /* -S: AUX areas in overwrite mode, read on request */
+	uint64_t aux_snap_size; /* -S bytes per snapshot and area, 0 = the whole area */
+	bool backward;        /* --overwrite: write_backward rings, read on request */
+	struct pfile_idlayout layout;
+	bool has_cgroup; /* -G: every fd counts only in cgroup_fd's cgroup */
+	int cgroup_fd;
+};
+
+/*
+ * Parses the events of @o (default cpu-clock) and configures every attr for
+ * the target: sample layout, clock, frequency/period, tracking on the first
+ * event, enable_on_exec for a command. 0 / -errno with one line in @err.
+ */
+int evlist__configure(struct evlist *l, const struct record_opts *o, char *err, size_t errlen);
+/* Sets the CPUs and threads to open on (copied). 0 / -ENOMEM. */
+int evlist__set_target(struct evlist *l, const int *cpus, size_t nr_cpus, const pid_t *threads,
+		       size_t nr_threads);
+/*
+ * Opens every fd, leaders before their members, and reads its id; a W group
+ * the kernel refuses is reopened ungrouped as perf does. 0 / -errno with one
+ * line in @err.
+ */
+int evlist__open(struct evlist *l, char *err, size_t errlen);
+/* Maps one ring per CPU and redirects the other fds into it. 0 / -errno with @err. */
+int evlist__mmap(struct evlist *l, size_t pages, char *err, size_t errlen);
+/* Enables / disables every fd of the group leaders and independent events (ioctl). */
+void evlist__enable(struct evlist *l);
+void evlist__disable(struct evlist *l);
+/* Appends a LOST_SAMPLES record for every fd whose PERF_FORMAT_LOST count is non-zero. */
+int evlist__read_lost(struct evlist *l, struct recbuf *out, uint64_t *total);
+/*
+ * HEADER_GROUP_DESC of @l's groups of more than one event into @fs; leaves
+ * @fs alone when there is none, as perf record clears the feature then.
+ * 0 / -errno.
+ */
+int evlist__group_desc(const struct evlist *l, struct pfile_featset *fs);
+/* Fills @ev (nr entries, pointing into @l) for pfile__write_attrs. */
+void evlist__pfile_events(const struct evlist *l, struct pfile_event *ev);
+/* Unmaps rings, closes fds, frees everything. */
+void evlist__release(struct evlist *l);
+
+/*
+ * ---- event config (sample_config.c) ----
+ *
+ * perf record's sample options applied to a configured event list, bit for
+ * bit as perf 6.1's evsel__config() sets them for the same command line
+ * (checked with `perf evlist -v`): call graphs, registers, raw samples, data
+ * addresses, inheritance, privilege filters, switch events, tracepoint
+ * filters, cgroup.
+ *
+ * One rule of our own: every event keeps the same sample_id trailer layout
+ * (the merge reads every record with one layout), so CPU, which perf adds to
+ * tracepoints and -R only, is then sampled by every event.
+ */
+
+/*
+ * Applies @o's sample options to every evsel of @l (after the base
+ * configuration; evsel 0 is the tracking event), attaches --filter strings
+ * to their tracepoints and opens the -G cgroup. 0 / -errno with one line in
+ * @err.
+ */
+int sample_config__apply(struct evlist *l, const struct record_opts *o, char *err,
+			 size_t errlen);
+
+/*
+ * Sets @e's tracepoint filter on the just opened @fd. 0 / -errno with one
+ * line in @err (perf's wording for a filter the kernel rejects).
+ */
+int sample_config__set_filter(const struct evsel *e, int fd, char *err, size_t errlen);
+
+/* Frees what sample_config__apply() added to @l (filters, cgroup fd). */
+void sample_config__release(struct evlist *l);
+
+#endif

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* `shardrec record` options, named after perf record's wherever perf has one. */
+#ifndef SHARDREC_RECORD_OPTS_H
+#define SHARDREC_RECORD_OPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+struct merge_stats;
+
+/*
+ * Callbacks of a caller that runs session__record for its own ends
+ * (`shardrec job`, recorder/job/job.c). Unused members are NULL.
+ */
+struct record_hooks {
+	/* Events are enabled and the command runs (not called when setup failed). */
+	void (*ready)(void *arg);
+	/* The command has exited: true stops the recording, false keeps it going. */
+	bool (*done)(void *arg);
+	/* The output is complete; @stop_signal stopped the run, or 0. */
+	void (*merged)(void *arg, const struct merge_stats *ms, int stop_signal);
+	void *arg;
+};
+
+struct record_opts {
+	char *events;        /* -e, comma list (several -e are joined) */
+	const char *output;  /* -o, default perf.data */
+	bool system_wide;    /* -a */
+	const char *cpu_list;  /* -C */
+	const char *pid_list;  /* -p */
+	const char *tid_list;  /* -t */
+	uint64_t freq;       /* -F, 0 = unset */
+	bool freq_max;       /* -F max */
+	uint64_t period;     /* -c, 0 = unset */
+	bool callgraph_fp;   /* -g / --call-graph fp[,N] */
+	uint32_t max_stack;  /* --call-graph fp,N: attr.sample_max_stack, 0 = the kernel's */
+	bool sample_cpu;     /* --sample-cpu */
+	size_t mmap_pages;   /* -m, data pages per CPU ring */
+	size_t aux_pages;    /* -m DATA,AUX: AUX area pages per CPU for AUX events, 0 = default */
+	const char *threads; /* --threads spec, NULL = auto */
+	bool keep_shards;
+	bool no_buildid;     /* -B */
+	int verbose;         /* -v */
+	bool quiet;          /* -q */
+	bool dry_run;
+	const char *topology_xml, *synthetic;
+	clockid_t clockid;   /* -k */
+	int zlevel;          /* -z / --compression-level, 0 = off */
+	/*
+	 * -r: SCHED_FIFO priority of the writer threads (never of the main
+	 * thread or the workload); 0 = normal scheduling; -1 = unset (the
+	 * default: WRITER_DEFAULT_RT_PRIO where allowed, else normal).
+	 */
+	int realtime;
+	/* perf record's sample options (recorder/events/sample_config.c applies them) */
+	bool callgraph_dwarf;  /* --call-graph dwarf[,size] */
+	uint32_t dwarf_size;   /* user stack bytes per sample */
+	uint64_t user_regs;    /* --user-regs mask, 0 = unset */
+	uint64_t intr_regs;    /* -I/--intr-regs mask, 0 = unset */
+	bool raw_samples;      /* -R */
+	bool sample_addr;      /* -d */
+	bool sample_period;    /* -P */
+	bool no_inherit;       /* -i */
+	bool all_user, all_kernel;
+	bool switch_events;    /* --switch-events */
+	bool no_buildid_cache; /* -N: accepted, there is no cache */
+	unsigned delay_ms;     /* -D */
+	bool start_disabled;   /* -D -1: enabled by --control's "enable" */
+	uint64_t max_size;     /* --max-size bytes, 0 = none */
+	bool overwrite;        /* --overwrite: backward rings, dumped on SIGUSR2/snapshot and at the end */
+	bool aux_snapshot;     /* -S: AUX areas in snapshot mode */
+	bool aux_snapshot_on_exit; /* -Se: one more snapshot at the end */
+	uint64_t aux_snap_size; /* -S SIZE: bytes per snapshot and CPU, 0 = the whole area */
+	const char *control;   /* --control fifo:CTL[,ACK] or fd:CTL[,ACK] */
+	struct record_filter { /* --filter: applies to the -e given before it */
+		size_t events_off, events_end; /* that -e's span in @events */
+		const char *filter;
+	} *filters;
+	size_t nr_filters;
+	size_t last_event_off; /* where the last -e starts in @events */
+	const char *cgroup;    /* -G, path below the cgroup2 mount */
+	const char *uid;       /* -u, user name or number */
+	int argc;            /* workload */
+	char **argv;
+	int full_argc;       /* shardrec's own command line, for CMDLINE */
+	char **full_argv;
+	const struct record_hooks *hooks; /* NULL for `record` */
+	int workload_pdeathsig; /* signal for the command if shardrec dies, 0 = none */
+};
+
+/* Frees what parsing allocated (record_opts__parse, cli/cli_record.h). */
+void record_opts__release(struct record_opts *o);
+/*
+ * True when the command is what is recorded (no -a, -C, -p, -t or -u): its
+ * events enable on exec. Otherwise a command only bounds the recording.
+ */
+bool record_opts__command_is_target(const struct record_opts *o);
+
+#endif

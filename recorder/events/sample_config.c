@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "recorder/events/evlist.h"
+#include "recorder/events/callchain.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#define CGROUP2_ROOT "/sys/fs/cgroup" /* when /proc/self/mounts names none */
+
+static bool has_tracepoint(const struct evlist *l)
+{
+	for (size_t i = 0; i < l->nr; i++)
+		if (l->evsel[i].ev.tracepoint)
+			return true;
+	return false;
+}
+
+static void set_callchain(struct perf_event_attr *a, const struct record_opts *o, bool first)
+{
+	uint64_t regs = o->user_regs;
+
+	if (!o->callgraph_dwarf) {
+		if (regs) {
+			a->sample_type |= PERF_SAMPLE_REGS_USER;
+			a->sample_regs_user = regs;
+		}
+		return;
+	}
+	/*
+	 * perf 6.1 for dwarf: the user stack and registers, the kernel part of
+	 * the chain (exclude_callchain_user), and data addresses plus
+	 * mmap_data, as `perf evlist -v` shows for its own recordings. A
+	 * --user-regs subset still gets IP and SP, without which nothing
+	 * unwinds.
+	 */
+	a->sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |
+			  PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
+	a->sample_regs_user = regs ? regs | callchain__dwarf_min_regs() : callchain__all_regs();
+	a->sample_stack_user = o->dwarf_size;
+	a->exclude_callchain_user = 1;
+	if (first)
+		a->mmap_data = 1;
+}
+
+static void set_sampling(struct perf_event_attr *a, const struct evparse_event *ev,
+			 const struct record_opts *o, bool first, bool cpu)
+{
+	set_callchain(a, o, first);
+	if (o->intr_regs) {
+		a->sample_type |= PERF_SAMPLE_REGS_INTR;
+		a->sample_regs_intr = o->intr_regs;
+	}
+	if (o->raw_samples || ev->tracepoint)
+		a->sample_type |= PERF_SAMPLE_RAW;
+	if (cpu)
+		a->sample_type |= PERF_SAMPLE_CPU;
+	if (o->sample_addr) {
+		a->sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
+		if (first)
+			a->mmap_data = 1;
+	}
+	if (o->sample_period)
+		a->sample_type |= PERF_SAMPLE_PERIOD;
+}
+
+static void set_scope(struct perf_event_attr *a, const struct record_opts *o, bool first)
+{
+	if (o->no_inherit)
+		a->inherit = 0;
+	if (o->all_user) {
+		a->exclude_kernel = 1;
+		a->exclude_user = 0;
+	}
+	if (o->all_kernel) {
+		a->exclude_kernel = 0;
+		a->exclude_user = 1;
+	}
+	if (first && o->switch_events)
+		a->context_switch = 1;
+}
+
+/* Events parsed from @len bytes of @list; -errno with @err. */
+static int count_events(const char *list, size_t len, char *err, size_t errlen)
+{
+	struct evparse_opts po = {0};
+	struct evparse_event *evs = NULL;
+	size_t nr = 0;
+	char *s = strndup(list, len);
+	int ret;
+
+	if (!s)
+		return -ENOMEM;
+	/* the comma that joined the next -e is not part of this span */
+	if (len && s[len - 1] == ',')
+		s[len - 1] = '\0';
+	ret = s[0] ? evparse__parse(s, &po, &evs, &nr, err, errlen) : 0;
+	free(evs);
+	free(s);
+	return ret ? ret : (int)nr;
+}
+
+/* perf: a filter belongs to the tracepoints of the -e given just before it. */
+static int attach_filter(struct evlist *l, const struct record_opts *o,
+			 const struct record_filter *f, char *err, size_t errlen)
+{
+	int before = count_events(o->events, f->events_off, err, errlen);
+	int nr = before < 0 ? before
+			    : count_events(o->events + f->events_off, f->events_end - f->events_off,
+					   err, errlen);
+	bool any = false;
+
+	if (nr < 0)
+		return nr;
+	for (size_t i = before; i < (size_t)(before + nr) && i < l->nr; i++) {
+		struct evsel *e = &l->evsel[i];
+
+		if (!e->ev.tracepoint)
+			continue;
+		free((char *)e->filter);
+		e->filter = strdup(f->filter);
+		if (!e->filter)
+			return -ENOMEM;
+		any = true;
+	}
+	if (!any) {
+		snprintf(err, errlen, "--filter '%s': the -e before it has no tracepoint", f->filter);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The cgroup2 mount: /sys/fs/cgroup on unified hosts, elsewhere (e.g.
+ * /sys/fs/cgroup/unified) on hybrid ones. Writes it into @buf.
+ */
+static const char *cgroup2_root(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/self/mounts", "re");
+	char dev[256], dir[4096], type[64];
+	bool found = false;
+
+	snprintf(buf, len, "%s", CGROUP2_ROOT);
+	while (f && !found && fscanf(f, "%255s %4095s %63s %*[^\n]", dev, dir, type) == 3) {
+		if (!strcmp(type, "cgroup2")) {
+			snprintf(buf, len, "%s", dir);
+			found = true;
+		}
+	}
+	if (f)
+		fclose(f);
+	return buf;
+}
+
+static int open_cgroup(struct evlist *l, const struct record_opts *o, char *err, size_t errlen)
+{
+	const char *rel = o->cgroup;
+	char root[4096], path[8200];
+
+	if (!o->system_wide && !o->cpu_list) {
+		snprintf(err, errlen, "-G/--cgroup needs per-CPU events: add -a or -C");
+		return -EINVAL;
+	}
+	/* perf takes the path relative to the cgroup mount, with or without '/'. */
+	while (*rel == '/')
+		rel++;
+	snprintf(path, sizeof(path), "%s/%s", cgroup2_root(root, sizeof(root)), rel);
+	l->cgroup_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (l->cgroup_fd < 0) {
+		int ret = -errno;
+
+		snprintf(err, errlen, "-G %s: %s: %s (a path below the cgroup v2 mount %s)",
+			 o->cgroup, path, strerror(errno), root);
+		return ret;
+	}
+	l->has_cgroup = true;
+	return 0;
+}
+
+/*
+ * -D: as perf does, a dummy event (it never samples) takes over the
+ * tracking bits and stays enabled on exec, so the workload's exec COMM and
+ * mmaps are recorded during the delay; the sampling events wait for it.
+ */
+static int add_tracking_dummy(struct evlist *l)
+{
+	struct evsel *n = realloc(l->evsel, (l->nr + 1) * sizeof(*n));
+	struct perf_event_attr *a, *first;
+
+	if (!n)
+		return -ENOMEM;
+	l->evsel = n;
+	memmove(&n[1], &n[0], l->nr * sizeof(*n));
+	l->nr++;
+	memset(&n[0], 0, sizeof(n[0]));
+	a = &n[0].ev.attr;
+	first = &n[1].ev.attr;
+	*a = *first;
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_DUMMY;
+	a->freq = 0;
+	a->sample_period = 1;
+	a->pinned = 0;
+	a->exclude_user = a->exclude_kernel = a->exclude_hv = 0;
+	snprintf(n[0].ev.name, sizeof(n[0].ev.name), "dummy:HG");
+	first->mmap = first->mmap2 = first->mmap_data = first->comm = first->comm_exec = 0;
+	first->task = first->context_switch = 0;
+	for (size_t i = 1; i < l->nr; i++)
+		n[i].ev.attr.enable_on_exec = 0;
+	return 0;
+}
+
+int sample_config__apply(struct evlist *l, const struct record_opts *o, char *err, size_t errlen)
+{
+	bool cpu = o->raw_samples || has_tracepoint(l);
+	int ret;
+
+	for (size_t i = 0; i < l->nr; i++) {
+		struct evsel *e = &l->evsel[i];
+
+		set_sampling(&e->ev.attr, &e->ev, o, i == 0, cpu);
+		set_scope(&e->ev.attr, o, i == 0);
+	}
+	/* Filters count events from the command line: attach them first. */
+	for (size_t f = 0; f < o->nr_filters; f++) {
+		ret = attach_filter(l, o, &o->filters[f], err, errlen);
+		if (ret)
+			return ret;
+	}
+	if (o->delay_ms || o->start_disabled) {
+		ret = add_tracking_dummy(l);
+		if (ret) {
+			snprintf(err, errlen, "out of memory");
+			return ret;
+		}
+	}
+	/*
+	 * --overwrite: every event, the -D tracking dummy included, since the
+	 * kernel refuses SET_OUTPUT between rings of different directions.
+	 */
+	for (size_t i = 0; i < l->nr; i++)
+		l->evsel[i].ev.attr.write_backward = o->overwrite;
+	return o->cgroup ? open_cgroup(l, o, err, errlen) : 0;
+}
+
+int sample_config__set_filter(const struct evsel *e, int fd, char *err, size_t errlen)
+{
+	if (!e->filter)
+		return 0;
+	if (ioctl(fd, PERF_EVENT_IOC_SET_FILTER, e->filter) < 0) {
+		int ret = -errno;
+
+		snprintf(err, errlen, "failed to set filter \"%s\" on event %s: %s", e->filter,
+			 e->ev.name, strerror(errno));
+		return ret;
+	}
+	return 0;
+}
+
+void sample_config__release(struct evlist *l)
+{
+	for (size_t i = 0; l->evsel && i < l->nr; i++) {
+		free((char *)l->evsel[i].filter);
+		l->evsel[i].filter = NULL;
+	}
+	if (l->has_cgroup)
+		close(l->cgroup_fd);
+	l->has_cgroup = false;
+}

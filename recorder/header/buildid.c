@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Build ids (perf's symbol-minimal.c / util/build-id.c) and the DSOs that
+ * samples hit (perf record's process_buildids() + dsos__hit_all, without
+ * perf's machine model: just the address maps of each pid).
+ *
+ * The ELF reader takes arbitrary files from the maps of arbitrary
+ * processes: every offset and size read from the file is checked against
+ * the file size before use, and note segments are capped.
+ */
+#include "recorder/header/buildid.h"
+#include "recorder/perfdata/pfile.h"
+
+#include <elf.h>
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define BUILD_ID_SIZE 20
+#define NOTES_MAX (1u << 20) /* a note area larger than this is not a build id's */
+
+/* ---- notes ---- */
+
+static uint32_t rd32(const unsigned char *p, bool swap)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return swap ? __builtin_bswap32(v) : v;
+}
+
+static uint16_t rd16(const unsigned char *p, bool swap)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return swap ? __builtin_bswap16(v) : v;
+}
+
+static uint64_t rd64(const unsigned char *p, bool swap)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return swap ? __builtin_bswap64(v) : v;
+}
+
+static uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1); }
+
+/*
+ * Walks a note area ({namesz, descsz, type, name, desc}, name and desc
+ * padded to @align) for NT_GNU_BUILD_ID owned by "GNU". 0 / -ENOENT.
+ */
+static int notes__find(const unsigned char *buf, size_t len, bool swap, uint64_t align,
+		       uint8_t id[20], uint8_t *size)
+{
+	size_t off = 0;
+
+	while (len - off >= 12) {
+		uint32_t namesz = rd32(buf + off, swap), descsz = rd32(buf + off + 4, swap);
+		uint32_t type = rd32(buf + off + 8, swap);
+		uint64_t name_len = align_up(namesz, align), desc_len = align_up(descsz, align);
+
+		off += 12;
+		if (name_len > len - off || descsz > len - off - name_len)
+			break;
+		if (type == NT_GNU_BUILD_ID && namesz == 4 && !memcmp(buf + off, "GNU", 4) &&
+		    descsz) {
+			size_t sz = descsz < BUILD_ID_SIZE ? descsz : BUILD_ID_SIZE;
+
+			memset(id, 0, BUILD_ID_SIZE);
+			memcpy(id, buf + off + name_len, sz);
+			*size = sz;
+			return 0;
+		}
+		if (desc_len > len - off - name_len)
+			break;
+		off += name_len + desc_len;
+	}
+	return -ENOENT;
+}
+
+/* Reads [off, off+len) of @fd into a new buffer. NULL with errno set. */
+static unsigned char *read_range(int fd, uint64_t off, size_t len)
+{
+	unsigned char *buf = malloc(len ? len : 1);
+	int ret;
+
+	if (!buf)
+		return NULL;
+	ret = pfile__pread_full(fd, buf, len, off);
+	if (ret) {
+		free(buf);
+		errno = -ret;
+		return NULL;
+	}
+	return buf;
+}
+
+/* ---- ELF ---- */
+
+/* What the walk needs from the ELF header, whatever the class and byte order. */
+struct elf_info {
+	int fd;
+	uint64_t file_size;
+	bool is64, swap;
+	uint64_t phoff, shoff;
+	uint16_t phentsize, phnum, shentsize, shnum;
+};
+
+static int elf_info__init(struct elf_info *e, const unsigned char *eh, size_t len)
+{
+	bool little = eh[EI_DATA] == ELFDATA2LSB;
+
+	if (len < EI_NIDENT || memcmp(eh, ELFMAG, SELFMAG))
+		return -EINVAL;
+	if (eh[EI_DATA] != ELFDATA2LSB && eh[EI_DATA] != ELFDATA2MSB)
+		return -EINVAL;
+	e->swap = little != (__BYTE_ORDER == __LITTLE_ENDIAN);
+	if (eh[EI_CLASS] == ELFCLASS64 && len >= sizeof(Elf64_Ehdr)) {
+		e->is64 = true;
+		e->phoff = rd64(eh + offsetof(Elf64_Ehdr, e_phoff), e->swap);
+		e->shoff = rd64(eh + offsetof(Elf64_Ehdr, e_shoff), e->swap);
+		e->phentsize = rd16(eh + offsetof(Elf64_Ehdr, e_phentsize), e->swap);
+		e->phnum = rd16(eh + offsetof(Elf64_Ehdr, e_phnum), e->swap);
+		e->shentsize = rd16(eh + offsetof(Elf64_Ehdr, e_shentsize), e->swap);
+		e->shnum = rd16(eh + offsetof(Elf64_Ehdr, e_shnum), e->swap);
+	} else if (eh[EI_CLASS] == ELFCLASS32 && len >= sizeof(Elf32_Ehdr)) {
+		e->is64 = false;
+		e->phoff = rd32(eh + offsetof(Elf32_Ehdr, e_phoff), e->swap);
+		e->shoff = rd32(eh + offsetof(Elf32_Ehdr, e_shoff), e->swap);
+		e->phentsize = rd16(eh + offsetof(Elf32_Ehdr, e_phentsize), e->swap);
+		e->phnum = rd16(eh + offsetof(Elf32_Ehdr, e_phnum), e->swap);
+		e->shentsize = rd16(eh + offsetof(Elf32_Ehdr, e_shentsize), e->swap);
+		e->shnum = rd16(eh + offsetof(Elf32_Ehdr, e_shnum), e->swap);
+	} else {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A note area found in a program or section header. */
+struct note_area {
+	uint32_t type;
+	uint64_t offset, size, align;
+};
+
+static bool elf_info__table_ok(const struct elf_info *e, uint64_t off, uint16_t entsize,
+			       uint16_t num, size_t minsize)
+{
+	return off && num && entsize >= minsize && off <= e->file_size &&
+	       (uint64_t)entsize * num <= e->file_size - off;
+}
+
+static void elf__phdr(const struct elf_info *e, const unsigned char *p, struct note_area *a)
+{
+	if (e->is64) {
+		a->type = rd32(p + offsetof(Elf64_Phdr, p_type), e->swap);
+		a->offset = rd64(p + offsetof(Elf64_Phdr, p_offset), e->swap);
+		a->size = rd64(p + offsetof(Elf64_Phdr, p_filesz), e->swap);
+		a->align = rd64(p + offsetof(Elf64_Phdr, p_align), e->swap);
+	} else {
+		a->type = rd32(p + offsetof(Elf32_Phdr, p_type), e->swap);
+		a->offset = rd32(p + offsetof(Elf32_Phdr, p_offset), e->swap);
+		a->size = rd32(p + offsetof(Elf32_Phdr, p_filesz), e->swap);
+		a->align = rd32(p + offsetof(Elf32_Phdr, p_align), e->swap);
+	}
+	if (a->type != PT_NOTE)
+		a->type = 0;
+}
+
+static void elf__shdr(const struct elf_info *e, const unsigned char *p, struct note_area *a)
+{
+	if (e->is64) {
+		a->type = rd32(p + offsetof(Elf64_Shdr, sh_type), e->swap);
+		a->offset = rd64(p + offsetof(Elf64_Shdr, sh_offset), e->swap);
+		a->size = rd64(p + offsetof(Elf64_Shdr, sh_size), e->swap);
+		a->align = rd64(p + offsetof(Elf64_Shdr, sh_addralign), e->swap);
+	} else {
+		a->type = rd32(p + offsetof(Elf32_Shdr, sh_type), e->swap);
+		a->offset = rd32(p + offsetof(Elf32_Shdr, sh_offset), e->swap);
+		a->size = rd32(p + offsetof(Elf32_Shdr, sh_size), e->swap);
+		a->align = rd32(p + offsetof(Elf32_Shdr, sh_addralign), e->swap);
+	}
+	if (a->type != SHT_NOTE)
+		a->type = 0;
+}
+
+/* Notes are 4-byte aligned, except in 8-aligned areas (gABI, e.g. .note.gnu.property). */
+static int elf__scan_area(const struct elf_info *e, const struct note_area *a, uint8_t id[20],
+			  uint8_t *size)
+{
+	unsigned char *buf;
+	int err;
+
+	if (!a->type || !a->size || a->size > NOTES_MAX || a->offset > e->file_size ||
+	    a->size > e->file_size - a->offset)
+		return -ENOENT;
+	buf = read_range(e->fd, a->offset, a->size);
+	if (!buf)
+		return -errno;
+	err = notes__find(buf, a->size, e->swap, a->align == 8 ? 8 : 4, id, size);
+	free(buf);
+	return err;
+}
+
+/* Scans every note area of one header table (program or section headers). */
+static int elf__scan_table(const struct elf_info *e, bool sections, uint8_t id[20], uint8_t *size)
+{
+	uint64_t off = sections ? e->shoff : e->phoff;
+	uint16_t entsize = sections ? e->shentsize : e->phentsize;
+	uint16_t num = sections ? e->shnum : e->phnum;
+	size_t minsize = e->is64 ? (sections ? sizeof(Elf64_Shdr) : sizeof(Elf64_Phdr))
+				 : (sections ? sizeof(Elf32_Shdr) : sizeof(Elf32_Phdr));
+	unsigned char *tab;
+	int err = -ENOENT;
+
+	/* PN_XNUM/SHN_XINDEX-sized tables (num in entry 0) are not worth the trouble here. */
+	if (num == PN_XNUM || !elf_info__table_ok(e, off, entsize, num, minsize))
+		return -ENOENT;
+	tab = read_range(e->fd, off, (size_t)entsize * num);
+	if (!tab)
+		return -errno;
+	for (uint16_t i = 0; i < num && err == -ENOENT; i++) {
+		struct note_area a;
+
+		if (sections)
+			elf__shdr(e, tab + (size_t)i * entsize, &a);
+		else
+			elf__phdr(e, tab + (size_t)i * entsize, &a);
+		err = elf__scan_area(e, &a, id, size);
+	}
+	free(tab);
+	return err;
+}
+
+int buildid__read_elf(const char *path, uint8_t id[20], uint8_t *size)
+{
+	unsigned char eh[sizeof(Elf64_Ehdr)];
+	struct elf_info e = {.fd = -1};
+	struct stat st;
+	ssize_t n;
+	int err;
+
+	/* O_NONBLOCK: maps may name FIFOs or devices; only regular files are read. */
+	e.fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (e.fd < 0)
+		return -errno;
+	err = -EINVAL;
+	if (fstat(e.fd, &st) < 0 || !S_ISREG(st.st_mode))
+		goto out_close;
+	e.file_size = st.st_size;
+	n = pread(e.fd, eh, sizeof(eh), 0);
+	if (n < 0 || elf_info__init(&e, eh, n))
+		goto out_close;
+	err = elf__scan_table(&e, false, id, size);
+	if (err == -ENOENT)
+		err = elf__scan_table(&e, true, id, size);
+out_close:
+	close(e.fd);
+	return err;
+}
+
+/* ---- sysfs notes ---- */
+
+/* Reads a whole (sysfs) file, up to NOTES_MAX. */
+static int read_small_file(const char *path, unsigned char **buf, size_t *len)
+{
+	size_t cap = 4096;
+	int fd, err = 0;
+
+	*len = 0;
+	*buf = malloc(cap);
+	if (!*buf)
+		return -ENOMEM;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		goto out_free;
+	}
+	for (;;) {
+		ssize_t n = read(fd, *buf + *len, cap - *len);
+
+		if (n < 0) {
+			err = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		*len += n;
+		if (*len == cap) {
+			unsigned char *nb = cap < NOTES_MAX ? realloc(*buf, cap * 2) : NULL;
+
+			if (!nb)
+				break; /* enough: a build id is near the start */
+			*buf = nb;
+			cap *= 2;
+		}
+	}
+	close(fd);
+	if (!err)
+		return 0;
+out_free:
+	free(*buf);
+	*buf = NULL;
+	return err;
+}
+
+/* sysfs__read_build_id(): a raw native-endian note sequence, 4-byte aligned. */
+static int buildid__read_notes_file(const char *path, uint8_t id[20], uint8_t *size)
+{
+	unsigned char *buf;
+	size_t len;
+	int err;
+
+	err = read_small_file(path, &buf, &len);
+	if (err)
+		return err;
+	err = notes__find(buf, len, false, 4, id, size);
+	free(buf);
+	return err;
+}
+
+int buildid__read_kernel(const char *sys_root, uint8_t id[20], uint8_t *size)
+{
+	char path[PATH_MAX];
+
+	if (snprintf(path, sizeof(path), "%s/sys/kernel/notes", sys_root ? sys_root : "") >=
+	    (int)sizeof(path))
+		return -ENAMETOOLONG;
+	return buildid__read_notes_file(path, id, size);
+}
+
+int buildid__read_module(const char *sys_root, const char *name, uint8_t id[20], uint8_t *size)
+{
+	char path[PATH_MAX];
+
+	if (!name[0] || strchr(name, '/'))
+		return -EINVAL;
+	if (snprintf(path, sizeof(path), "%s/sys/module/%s/notes/.note.gnu.build-id",
+		     sys_root ? sys_root : "", name) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	return buildid__read_notes_file(path, id, size);
+}

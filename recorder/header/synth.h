@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Synthesized records: what existed before recording started, so perf can
+ * name threads and resolve symbols (perf's synthetic-events.c). Records are
+ * appended to a recbuf with a sample_id trailer (time 0, id 0: perf maps
+ * id 0 to the first event) laid out by the pfile_idlayout.
+ */
+#ifndef SHARDREC_SYNTH_H
+#define SHARDREC_SYNTH_H
+
+#include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/recbuf.h"
+
+#include <sys/types.h>
+
+struct synth {
+	const struct pfile_idlayout *layout;
+	struct recbuf *out;
+	const char *proc_root; /* NULL = "/proc"; tests use a fake tree */
+	const char *sys_root;  /* NULL = "" (real /sys) */
+	/*
+	 * perf's opts->sample_address (-d, or DWARF call graphs): readable
+	 * non-executable mappings too, with misc MMAP_DATA.
+	 */
+	bool mmap_data;
+	/* synth__threads: skip tasks whose maps are unreadable, as for -a (-u). */
+	bool skip_unreadable;
+	/* Out: the /proc file that failed, for the caller's one-line error. */
+	char err_path[64];
+	/* Out: processes skipped for unreadable maps (err_path: the first one's file). */
+	unsigned int nr_unreadable;
+	int unreadable_err; /* the first one's -errno */
+	/* Private: hugetlbfs mount point, looked up on first use (1 = done). */
+	int hugetlbfs_known;
+	char hugetlbfs[128];
+};
+
+/* Kernel map: MMAP, misc KERNEL, pid -1, "[kernel.kallsyms]_text", pgoff = &_text. 0 / -errno. */
+int synth__kernel_mmap(struct synth *s);
+/*
+ * One MMAP per loaded module (/proc/modules + its path from
+ * @sys_root/lib/modules/$(uname -r)/modules.dep, "[name]" if not found).
+ * 0 if there is no /proc/modules; -EPERM if kptr_restrict hides addresses.
+ */
+int synth__modules(struct synth *s);
+/*
+ * System-wide form (perf's __event__synthesize_thread with full=1): FORK
+ * then COMM for every thread of @pid (FORK for the leader too, parent =
+ * PPid, misc FORK_EXEC), and MMAP2s of the leader's mappings (executable
+ * ones; readable data ones too with @mmap_data). -ESRCH if the process
+ * vanished; -EACCES etc. if its maps are unreadable (err_path says which;
+ * FORK/COMM are then already appended).
+ */
+int synth__process(struct synth *s, pid_t pid);
+/*
+ * synth__process for every process in /proc (-a, -C). Vanishing processes
+ * are skipped, so are those whose maps cannot be read, as perf skips them:
+ * counted in nr_unreadable, the first one's file in err_path. 0 / -errno.
+ */
+int synth__all_processes(struct synth *s);
+/*
+ * Task-list form for -p/-t/-u (perf_event__synthesize_thread_map): for each
+ * of @tids a COMM and no FORK, the MMAP2s of thread-group leaders, and the
+ * leader's records too when a listed thread's leader is not in the list.
+ * Threads gone since the list was made are skipped; unreadable maps fail
+ * (-errno, err_path set), as they fail perf record, unless skip_unreadable
+ * (then counted as by synth__all_processes).
+ */
+int synth__threads(struct synth *s, const pid_t *tids, size_t nr);
+/* THREAD_MAP (73) for @tids (nr may be 1 with tid -1 for system-wide) */
+int synth__thread_map(struct synth *s, const pid_t *tids, size_t nr);
+/* CPU_MAP (74) for @cpus */
+int synth__cpu_map(struct synth *s, const int *cpus, size_t nr);
+/* FINISHED_INIT (82): end of the synthesized prologue */
+int synth__finished_init(struct synth *s);
+
+#endif

@@ -1,0 +1,558 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The merge is a k-way merge of sorted runs. A run is the records one ring
+ * delivered in one pass: the kernel writes a CPU's ring in time order except
+ * for nested contexts (an NMI sample inside an interrupted writer), so a run
+ * is checked and, in that rare case, sorted on load.
+ *
+ * A record may be written only when no unread pass can still hold an older
+ * one. Each shard's PASS records carry the clock read before the pass's ring
+ * heads were read: anything in a later pass was published after that moment
+ * and so stamped no earlier than wtime minus the kernel's publish delay
+ * (slack). The shard's "safe" time is the last loaded wtime minus slack;
+ * records up to the minimum safe time over shards with unread passes are
+ * final. The output is globally time-sorted, which satisfies perf's
+ * FINISHED_ROUND rule wherever the rounds fall.
+ */
+#include "recorder/merge/merge_internal.h"
+
+#define PROGRESS_STEP (64ULL << 20)
+#define RUNS_MAX 64 /* runs per decompressed pass before it is sorted whole */
+
+/* ---- heaps ---- */
+
+static bool run_less(const struct mrun *a, const struct mrun *b)
+{
+	return a->time < b->time || (a->time == b->time && a->seq < b->seq);
+}
+
+static void rheap_sift_down(struct merger *m, size_t i)
+{
+	struct mrun **h = m->rheap;
+
+	for (;;) {
+		size_t l = 2 * i + 1, best = i;
+
+		if (l < m->nr_rheap && run_less(h[l], h[best]))
+			best = l;
+		if (l + 1 < m->nr_rheap && run_less(h[l + 1], h[best]))
+			best = l + 1;
+		if (best == i)
+			return;
+		struct mrun *t = h[i];
+		h[i] = h[best];
+		h[best] = t;
+		i = best;
+	}
+}
+
+static int rheap_push(struct merger *m, struct mrun *r)
+{
+	struct mrun **n = array__grow(m->rheap, &m->cap_rheap, m->nr_rheap + 1, sizeof(*n), 64);
+	size_t i;
+
+	if (!n)
+		return -ENOMEM;
+	m->rheap = n;
+	i = m->nr_rheap++;
+	m->rheap[i] = r;
+	while (i && run_less(m->rheap[i], m->rheap[(i - 1) / 2])) {
+		struct mrun *t = m->rheap[i];
+
+		m->rheap[i] = m->rheap[(i - 1) / 2];
+		m->rheap[(i - 1) / 2] = t;
+		i = (i - 1) / 2;
+	}
+	return 0;
+}
+
+bool shard_less(const void *a, const void *b)
+{
+	return ((const struct mshard *)a)->safe < ((const struct mshard *)b)->safe;
+}
+
+bool frame_less(const void *a, const void *b)
+{
+	const struct mframe *x = a, *y = b;
+
+	return x->min < y->min || (x->min == y->min && x->seq < y->seq);
+}
+
+/* ---- output ---- */
+
+/* Writes @len bytes at the output position, bypassing the (empty) buffer. */
+static int out_direct(struct merger *m, const void *p, size_t len)
+{
+	int err = pfile__pwrite_full(m->out_fd, p, len, m->ooff);
+
+	if (err) {
+		snprintf(m->err, m->errlen, "%s: write failed: %s", m->o->output, strerror(-err));
+		return err;
+	}
+	m->ooff += len;
+	return 0;
+}
+
+int merger__out_flush(struct merger *m)
+{
+	int err = out_direct(m, m->obuf, m->olen);
+
+	if (!err)
+		m->olen = 0;
+	return err;
+}
+
+int merger__out_put(struct merger *m, const void *p, size_t len)
+{
+	int err;
+
+	if (m->olen + len > OUT_BUF_SIZE) {
+		err = merger__out_flush(m);
+		if (err)
+			return err;
+	}
+	m->since_round += len;
+	if (len > OUT_BUF_SIZE)
+		return out_direct(m, p, len); /* a whole compressed pass: no copy */
+	memcpy(m->obuf + m->olen, p, len);
+	m->olen += len;
+	return 0;
+}
+
+int merger__out_round(struct merger *m)
+{
+	struct perf_event_header h = {.type = PFILE_REC_FINISHED_ROUND, .size = sizeof(h)};
+
+	m->st->rounds++;
+	m->since_round = 0;
+	return merger__out_put(m, &h, sizeof(h));
+}
+
+/* ---- ids ---- */
+
+static int idmap_cmp(const void *a, const void *b)
+{
+	const struct idmap *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+int idmap_build(struct merger *m)
+{
+	size_t n = 0;
+
+	for (size_t e = 0; e < m->hdr.nr_events; e++)
+		n += m->hdr.events[e].nr_ids;
+	m->ids = calloc(n ? n : 1, sizeof(*m->ids));
+	if (!m->ids)
+		return -ENOMEM;
+	for (size_t e = 0; e < m->hdr.nr_events; e++)
+		for (uint32_t i = 0; i < m->hdr.events[e].nr_ids; i++)
+			m->ids[m->nr_ids++] = (struct idmap){m->hdr.events[e].ids[i], e};
+	qsort(m->ids, m->nr_ids, sizeof(*m->ids), idmap_cmp);
+	return 0;
+}
+
+static int idmap_find(const struct merger *m, uint64_t id)
+{
+	size_t lo = 0, hi = m->nr_ids;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (m->ids[mid].id == id)
+			return m->ids[mid].ev;
+		if (m->ids[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/* ---- emitting ---- */
+
+struct lost_rec {
+	struct perf_event_header h;
+	uint64_t id, lost;
+};
+
+/*
+ * Accounts for one record. Returns false for a kernel record whose id
+ * matches no attr: perf aborts on those, so they are dropped and counted.
+ */
+bool merger__account(struct merger *m, const struct perf_event_header *h)
+{
+	struct merge_stats *st = m->st;
+	uint64_t id, t, v;
+	int ev;
+
+	st->records++;
+	/* perf also rejects other kernel records with an unknown id; 0 = synthesized */
+	if (h->type != PERF_RECORD_SAMPLE && pfile_idlayout__id(&m->layout, h, &id) && id &&
+	    idmap_find(m, id) < 0) {
+		m->unknown_ids++;
+		return false;
+	}
+	if (h->type == PERF_RECORD_SAMPLE) {
+		if (!pfile_idlayout__id(&m->layout, h, &id) || (ev = idmap_find(m, id)) < 0) {
+			m->unknown_ids++;
+			return false;
+		}
+		st->samples++;
+		st->samples_per_event[ev]++;
+		if (pfile_idlayout__time(&m->layout, h, &t)) {
+			if (!st->first_time)
+				st->first_time = t;
+			st->last_time = t;
+		}
+	} else if (h->type == PERF_RECORD_LOST && h->size >= sizeof(struct lost_rec)) {
+		memcpy(&v, (const char *)h + 16, 8);
+		st->lost_records += v;
+		st->lost_events++;
+	} else if (h->type == PERF_RECORD_LOST_SAMPLES && h->size >= 16) {
+		memcpy(&v, (const char *)h + 8, 8);
+		st->lost_samples += v;
+	} else if (h->type == PERF_RECORD_AUX && h->size >= 32) {
+		/* { aux_offset, aux_size, flags }: a flagged record is a hole in the trace */
+		memcpy(&v, (const char *)h + 24, 8);
+		st->aux_records++;
+		st->aux_truncated += !!(v & PERF_AUX_FLAG_TRUNCATED);
+		st->aux_overwrite += !!(v & PERF_AUX_FLAG_OVERWRITE);
+		st->aux_partial += !!(v & PERF_AUX_FLAG_PARTIAL);
+		st->aux_collision += !!(v & PERF_AUX_FLAG_COLLISION);
+	} else if (h->type == PFILE_REC_AUXTRACE) {
+		st->auxtrace_records++;
+	}
+	if (m->hits)
+		m->o->hits->feed(m->hits, h);
+	return true;
+}
+
+/* Notes where an AUXTRACE record lands in the output: m->ooff + m->olen before it is put. */
+static int auxidx_add(struct merger *m, const struct perf_event_header *h, uint64_t off)
+{
+	struct pfile_section *n =
+		array__grow(m->auxidx, &m->cap_auxidx, m->nr_auxidx + 1, sizeof(*n), 256);
+
+	if (!n)
+		return -ENOMEM;
+	m->auxidx = n;
+	m->auxidx[m->nr_auxidx++] = (struct pfile_section){off, h->size};
+	m->st->auxtrace_bytes += pfile__rec_len(h) - h->size;
+	return 0;
+}
+
+/* The AUXTRACE records among the top-level records of @buf, about to be put whole. */
+int auxidx_scan(struct merger *m, const unsigned char *buf, size_t len)
+{
+	uint64_t base = m->ooff + m->olen;
+	int err = 0;
+
+	for (size_t pos = 0; !err && pos < len;) {
+		/* A copy: COMPRESSED records leave the next ones unaligned. */
+		uint64_t hb[2] = {0};
+		const struct perf_event_header *h = (const void *)hb;
+
+		memcpy(hb, buf + pos, len - pos < sizeof(hb) ? len - pos : sizeof(hb));
+		if (h->type == PFILE_REC_AUXTRACE)
+			err = auxidx_add(m, h, base + pos);
+		pos += pfile__rec_len(h);
+	}
+	return err;
+}
+
+int merger__emit(struct merger *m, const struct perf_event_header *h, size_t len)
+{
+	int err;
+
+	if (!merger__account(m, h))
+		return 0;
+	if (h->type == PFILE_REC_AUXTRACE) {
+		err = auxidx_add(m, h, m->ooff + m->olen);
+		if (err)
+			return err;
+	}
+	return merger__out_put(m, h, len);
+}
+
+static uint64_t rec_time(const struct merger *m, const struct perf_event_header *h, uint64_t prev)
+{
+	uint64_t t;
+
+	return pfile_idlayout__time(&m->layout, h, &t) ? t : prev;
+}
+
+void pass_put(struct mpass *p)
+{
+	if (--p->refs)
+		return;
+	shard_pass__release(&p->p);
+	free(p);
+}
+
+void run_free(struct mrun *r)
+{
+	pass_put(r->pass);
+	free(r->own);
+	free(r);
+}
+
+/* Writes the heap's best run's records while they stay first and final. */
+int merger__emit_from_top(struct merger *m, uint64_t limit)
+{
+	struct mrun *r = m->rheap[0];
+	int err;
+
+	for (;;) {
+		const struct perf_event_header *h = (const void *)r->pos;
+
+		if (r->time < m->last_time)
+			m->st->late++;
+		else
+			m->last_time = r->time;
+		err = merger__emit(m, h, pfile__rec_len(h));
+		if (err)
+			return err;
+		r->pos += pfile__rec_len(h);
+		if (r->pos >= r->end) {
+			m->rheap[0] = m->rheap[--m->nr_rheap];
+			run_free(r);
+			break;
+		}
+		r->time = rec_time(m, (const void *)r->pos, r->time);
+		if (r->time > limit)
+			break;
+		/* Still the smallest? Compare with both children before sifting. */
+		if ((m->nr_rheap > 1 && run_less(m->rheap[1], r)) ||
+		    (m->nr_rheap > 2 && run_less(m->rheap[2], r)))
+			break;
+	}
+	if (m->nr_rheap)
+		rheap_sift_down(m, 0);
+	return 0;
+}
+
+/* ---- loading ---- */
+
+struct recidx {
+	uint64_t time;
+	uint32_t off, size;
+};
+
+static int recidx_cmp(const void *a, const void *b)
+{
+	const struct recidx *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* The rare out-of-order chunk: copy its records into time order. */
+static int run_sort(struct merger *m, struct mrun *r, size_t nr)
+{
+	struct recidx *idx = malloc(nr * sizeof(*idx));
+	size_t len = r->end - r->pos, i = 0;
+	uint64_t prev = 0;
+	unsigned char *own;
+
+	if (!idx)
+		return -ENOMEM;
+	for (const unsigned char *p = r->pos; p < r->end; i++) {
+		const struct perf_event_header *h = (const void *)p;
+
+		prev = rec_time(m, h, prev);
+		idx[i] = (struct recidx){prev, p - r->pos, pfile__rec_len(h)};
+		p += pfile__rec_len(h);
+	}
+	qsort(idx, nr, sizeof(*idx), recidx_cmp);
+	own = malloc(len);
+	if (!own) {
+		free(idx);
+		return -ENOMEM;
+	}
+	for (size_t k = 0, o = 0; k < nr; o += idx[k].size, k++)
+		memcpy(own + o, r->pos + idx[k].off, idx[k].size);
+	free(idx);
+	r->own = own;
+	r->pos = own;
+	r->end = own + len;
+	return 0;
+}
+
+static int run_add(struct merger *m, struct mpass *mp, const unsigned char *data, size_t len)
+{
+	struct mrun *r = calloc(1, sizeof(*r));
+	uint64_t prev = 0;
+	size_t nr = 0;
+	bool sorted = true;
+	int err;
+
+	if (!r)
+		return -ENOMEM;
+	r->pass = mp;
+	mp->refs++;
+	r->pos = data;
+	r->end = data + len;
+	r->seq = m->run_seq++;
+	for (const unsigned char *p = data; p < r->end; nr++) {
+		const struct perf_event_header *h = (const void *)p;
+		uint64_t t = rec_time(m, h, prev);
+
+		sorted &= t >= prev;
+		prev = t;
+		p += pfile__rec_len(h);
+	}
+	err = sorted ? 0 : run_sort(m, r, nr);
+	if (!err) {
+		/* A run opening with an untimed AUXTRACE (AUX bytes, no ring record) sits at its pass. */
+		r->time = rec_time(m, (const void *)r->pos, mp->p.wtime);
+		err = rheap_push(m, r);
+	}
+	if (err)
+		run_free(r);
+	return err;
+}
+
+/*
+ * Splits plain records into maximal time-ordered runs (one per ring,
+ * mostly). A pass of backward (--overwrite) rings is newest first: every
+ * record would be a run of its own, so a pass with RUNS_MAX places where
+ * time goes backwards is sorted as one run.
+ */
+static int runs_natural(struct merger *m, struct mpass *mp, const unsigned char *buf, size_t len)
+{
+	size_t cut[RUNS_MAX + 1], nr = 0, start = 0;
+	uint64_t prev = 0;
+	int err = 0;
+
+	for (size_t off = 0; off < len && nr < RUNS_MAX;) {
+		const struct perf_event_header *h = (const void *)(buf + off);
+		uint64_t t = rec_time(m, h, prev);
+
+		if (t < prev)
+			cut[nr++] = off;
+		prev = t;
+		off += pfile__rec_len(h);
+	}
+	if (nr == RUNS_MAX)
+		return run_add(m, mp, buf, len);
+	cut[nr++] = len;
+	for (size_t i = 0; !err && i < nr; start = cut[i++])
+		if (cut[i] > start)
+			err = run_add(m, mp, buf + start, cut[i] - start);
+	return err;
+}
+
+/*
+ * Decompresses a ZPASS into m->scratch. A pass cut by a kill decompresses
+ * up to its last whole COMPRESSED record: flushes end on event boundaries.
+ */
+long pass_decompress(struct merger *m, struct mshard *s, const struct mpass *mp,
+			    bool *damaged)
+{
+	int st;
+	size_t len = mp->p.truncated ? pfile__walk_records(mp->p.buf, mp->p.len, false, &st)
+				     : mp->p.len;
+	size_t bad = 0, got, cap;
+	long n;
+
+	if (!m->dec) {
+		snprintf(m->err, m->errlen, "%s: compressed shard, and no decoder to read it",
+			 s->r.name);
+		return -ENOTSUP;
+	}
+	cap = m->o->dec->pass_bound(mp->p.buf, len);
+
+	/*
+	 * Sized from the payload: a corrupt PASS record may state up to 4 GiB.
+	 * A pass stating more than its payload can yield fails the check below.
+	 * Never NULL, even for an empty pass, so it can be memcpy'd.
+	 */
+	cap = mp->p.raw < cap ? mp->p.raw : cap;
+	if (cap > m->scratch_cap || !m->scratch) {
+		unsigned char *b = realloc(m->scratch, cap ? cap : 1);
+
+		if (!b)
+			return -ENOMEM;
+		m->scratch = b;
+		m->scratch_cap = cap;
+	}
+	n = m->o->dec->pass_run(m->dec, mp->p.buf, len, m->scratch, cap, &bad, &got);
+	if (n >= 0 && (mp->p.truncated || (uint64_t)n == mp->p.raw) &&
+	    pfile__walk_records(m->scratch, n, true, &st) == (size_t)n && st == 0)
+		return n;
+	snprintf(m->err, m->errlen, "%s: corrupt compressed pass at offset %llu (+%zu)%s",
+		 s->r.name, (unsigned long long)mp->p.file_off, bad,
+		 m->o->recover ? ": kept the passes before it" : ": merge with --recover");
+	if (!m->o->recover)
+		return -EBADMSG;
+	/* Nothing a damaged frame decoded can be trusted: the pass is dropped whole. */
+	*damaged = true;
+	return 0;
+}
+
+/* Record mode: a compressed pass becomes plain records owned by the pass. */
+static int pass_add_decompressed(struct merger *m, struct mshard *s, struct mpass *mp,
+				 bool *damaged)
+{
+	long n = pass_decompress(m, s, mp, damaged);
+	unsigned char *copy;
+
+	if (n < 0)
+		return n;
+	m->st->bytes_raw += n;
+	copy = malloc(n ? n : 1);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, m->scratch, n);
+	free(mp->p.buf);
+	mp->p.buf = copy;
+	mp->p.len = n;
+	return runs_natural(m, mp, copy, n);
+}
+
+int pass_add_runs(struct merger *m, struct mshard *s, struct mpass *mp, bool *damaged)
+{
+	const unsigned char *data;
+	size_t pos = 0, len;
+	uint32_t cpu;
+	int ret;
+
+	if (mp->p.compressed)
+		return pass_add_decompressed(m, s, mp, damaged);
+	while ((ret = shard_pass__next_chunk(&mp->p, &pos, &cpu, &data, &len)) > 0) {
+		m->st->bytes_raw += len;
+		if (!len)
+			continue;
+		ret = run_add(m, mp, data, len);
+		if (ret)
+			return ret;
+	}
+	if (ret < 0) {
+		snprintf(m->err, m->errlen, "%s: corrupt chunk in pass at offset %llu%s", s->r.name,
+			 (unsigned long long)mp->p.file_off,
+			 m->o->recover ? ": kept the records before it" : ": merge with --recover");
+		if (m->o->recover) {
+			*damaged = true;
+			ret = 0;
+		}
+	}
+	return ret;
+}
+
+void merger__progress(struct merger *m, uint64_t done)
+{
+	if (m->o->progress && done >= m->next_progress) {
+		m->o->progress(done, m->in_total, m->o->progress_arg);
+		m->next_progress = done + PROGRESS_STEP;
+	}
+}
+
+void shard_done(struct merger *m)
+{
+	struct mshard *s = pheap__pop(&m->sheap);
+
+	s->eof = true;
+}

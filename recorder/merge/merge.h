@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Merge: stitches a shard directory into one perf.data.
+ *
+ * DIR/header.data  a perf.data written before recording: attrs, ids,
+ *                  features, and the synthesized records as its data
+ * DIR/shard.N      one per writer (recorder/perfdata/shard.h)
+ * DIR/tail.raw     optional records for the end (LOST_SAMPLES)
+ *
+ * Output data: header.data's records (time 0, processed as read), then
+ * every shard record in global time order with FINISHED_ROUND records,
+ * then tail.raw. Memory is bounded by the data inside the merge window,
+ * not by the recording's size.
+ *
+ * Compressed shards (-z) hold whole zstd frames per pass. The merge copies
+ * frames without recompressing: frames are ordered by their first
+ * timestamp and FINISHED_ROUND records are placed only where perf's round
+ * rule holds, so readers see every event in time order after their
+ * one-round sort; `decompress` writes plain, globally sorted records instead.
+ */
+#ifndef SHARDREC_MERGE_H
+#define SHARDREC_MERGE_H
+
+#include "recorder/merge/merge_ops.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct merge_opts {
+	const char *dir;
+	const char *output;
+	bool build_ids; /* BUILD_ID of hit DSOs (perf record's default), through @hits */
+	/* codec/'s zunpass__ops; NULL: compressed shards fail with -ENOTSUP */
+	const struct merge_decoder *dec;
+	/* header/'s dso_hits__ops; NULL: no BUILD_ID feature even with build_ids */
+	const struct merge_hits *hits;
+	bool recover;   /* accept shards cut by a kill or damaged: keep what precedes */
+	bool decompress; /* compressed shards: write plain, time-sorted records */
+	uint64_t slack_ns; /* 0 = default */
+	/* Called about every 64 MiB with bytes done and total; NULL = none. */
+	void (*progress)(uint64_t done, uint64_t total, void *arg);
+	void *progress_arg;
+};
+
+struct merge_stats {
+	uint64_t records, samples, bytes_out, bytes_in;
+	uint64_t bytes_raw;    /* ring bytes the shards hold, decompressed */
+	bool compressed;       /* the output carries COMPRESSED records */
+	uint64_t lost_records; /* PERF_RECORD_LOST: sum of lost */
+	uint64_t lost_events;  /* number of PERF_RECORD_LOST records */
+	uint64_t lost_samples; /* PERF_RECORD_LOST_SAMPLES: sum of lost */
+	uint64_t late;         /* records older than one already written */
+	uint64_t aux_records;  /* PERF_RECORD_AUX */
+	/* PERF_RECORD_AUX records flagged: each marks a hole or doubt in the AUX trace */
+	uint64_t aux_truncated, aux_overwrite, aux_partial, aux_collision;
+	uint64_t auxtrace_records, auxtrace_bytes; /* AUXTRACE records, their trace bytes */
+	uint64_t rounds;
+	uint64_t first_time, last_time; /* first and last sample time */
+	uint64_t truncated_shards;
+	uint64_t damaged_shards; /* corrupt passes: with recover, the shard ends there */
+	size_t nr_build_ids;
+	double seconds;
+	uint64_t *samples_per_event; /* malloc'ed, nr_events entries */
+	size_t nr_events;
+};
+
+/* 0 / -errno with one line in @err. The output is complete or absent, never half-written. */
+int merge__run(const struct merge_opts *o, struct merge_stats *st, char *err, size_t errlen);
+void merge_stats__release(struct merge_stats *st);
+
+/* Replaces @path by a finished file @tmp: an existing @path becomes @path.old, like perf. */
+int merge__publish(const char *tmp, const char *path);
+
+#endif

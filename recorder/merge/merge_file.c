@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Output assembly: header.data, shards and tail.raw in, the perf.data with its features out. */
+#include "recorder/merge/merge_internal.h"
+
+/* ---- setup and the rest of the file ---- */
+
+static int shard_name_cmp(const void *a, const void *b)
+{
+	unsigned x = strtoul(*(char *const *)a + 6, NULL, 10);
+	unsigned y = strtoul(*(char *const *)b + 6, NULL, 10);
+
+	return x < y ? -1 : x > y;
+}
+
+/* Lists "shard.N" entries of the directory, sorted by N. */
+static int list_shards(struct merger *m, char ***names, size_t *nr)
+{
+	DIR *d = fdopendir(dup(m->dirfd));
+	struct dirent *de;
+	char **v = NULL;
+	size_t n = 0;
+	int err = 0;
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		char **nv;
+
+		if (strncmp(de->d_name, "shard.", 6) || !de->d_name[6] ||
+		    strspn(de->d_name + 6, "0123456789") != strlen(de->d_name + 6))
+			continue;
+		if (n >= MAX_SHARDS) {
+			err = -E2BIG;
+			break;
+		}
+		nv = realloc(v, (n + 1) * sizeof(*v));
+		if (!nv || !(nv[n] = strdup(de->d_name))) {
+			v = nv ? nv : v;
+			err = -ENOMEM;
+			break;
+		}
+		v = nv;
+		n++;
+	}
+	closedir(d);
+	if (v)
+		qsort(v, n, sizeof(*v), shard_name_cmp);
+	*names = v;
+	*nr = n;
+	return err;
+}
+
+static void free_names(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static int open_shards(struct merger *m)
+{
+	char **names = NULL;
+	size_t n = 0;
+	int err = list_shards(m, &names, &n);
+
+	if (err) {
+		snprintf(m->err, m->errlen, "%s: cannot list shards: %s", m->o->dir, strerror(-err));
+		goto out;
+	}
+	m->shards = calloc(n ? n : 1, sizeof(*m->shards));
+	m->sheap.less = shard_less;
+	m->fheap.less = frame_less;
+	if (!m->shards) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct mshard *s = &m->shards[i];
+
+		err = shard_reader__open(&s->r, m->dirfd, names[i], m->err, m->errlen);
+		if (err)
+			goto out;
+		m->nr_shards++;
+		m->in_total += s->r.size;
+		m->frames |= (s->r.hdr.flags & SHARD_F_ZSTD) && !m->o->decompress;
+		err = pheap__push(&m->sheap, s);
+		if (err)
+			goto out;
+	}
+out:
+	free_names(names, n);
+	return err;
+}
+
+/* Copies header.data's data section: the synthesized prologue. */
+static int copy_prologue(struct merger *m)
+{
+	struct pfile_reader r;
+	const struct perf_event_header *h;
+	size_t len;
+	uint64_t off;
+	int ret = pfile_reader__init(&r, m->hdr.fd, m->hdr.hdr.data.offset, m->hdr.hdr.data.size, 0);
+
+	if (ret)
+		return ret;
+	while ((ret = pfile_reader__next(&r, &h, &len, &off)) > 0) {
+		ret = merger__emit(m, h, len);
+		if (ret)
+			break;
+	}
+	if (ret < 0 && !m->err[0])
+		snprintf(m->err, m->errlen, "header.data: corrupt record at offset %llu",
+			 (unsigned long long)r.pos);
+	pfile_reader__release(&r);
+	return ret;
+}
+
+/*
+ * Copies the records of @name, if it exists: tail.raw (lost counts the
+ * session wrote after recording, appended) or tail.synth (--overwrite's
+ * task records written at the end, placed after the prologue).
+ */
+static int copy_file(struct merger *m, const char *name)
+{
+	int fd = openat(m->dirfd, name, O_RDONLY | O_CLOEXEC);
+	struct pfile_reader r;
+	const struct perf_event_header *h;
+	size_t len;
+	uint64_t off;
+	off_t size;
+	int ret;
+
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	size = lseek(fd, 0, SEEK_END);
+	ret = pfile_reader__init(&r, fd, 0, size > 0 ? size : 0, 0);
+	if (ret)
+		goto out_close;
+	while ((ret = pfile_reader__next(&r, &h, &len, &off)) > 0) {
+		ret = merger__emit(m, h, len);
+		if (ret)
+			break;
+	}
+	/* A kill can cut the file: whole records are kept, the rest dropped. */
+	if (ret == -EINVAL)
+		ret = 0;
+	pfile_reader__release(&r);
+out_close:
+	close(fd);
+	return ret;
+}
+
+/*
+ * HEADER_COMPRESSED: kept, with the achieved ratio, when frames were copied;
+ * dropped when the output holds plain records only.
+ */
+static int finish_compressed(struct merger *m, struct pfile_featset *fs)
+{
+	uint32_t v[5] = {0, 1, 1, 0, 0}; /* version, type, level, ratio, mmap_len */
+	uint64_t zbytes = m->st->bytes_in;
+
+	if (!m->frames) {
+		pfile_featset__unset(fs, PFILE_FEAT_COMPRESSED);
+		return 0;
+	}
+	m->st->compressed = true;
+	/* The level is the recording's: session wrote it into header.data. */
+	if (fs->sec[PFILE_FEAT_COMPRESSED].size >= sizeof(v))
+		memcpy(v, fs->sec[PFILE_FEAT_COMPRESSED].data, sizeof(v));
+	return pfile_feat__compressed(fs, v[2], zbytes ? m->st->bytes_raw / zbytes : 0,
+				      ZPASS_MMAP_LEN);
+}
+
+/*
+ * HEADER_AUXTRACE as perf's auxtrace_index__write: u64 count, then {file
+ * offset, header.size} per AUXTRACE record, pointing into this output.
+ * Whatever header.data said is stale: shards moved every record.
+ */
+static int finish_auxtrace(struct merger *m, struct pfile_featset *fs)
+{
+	uint64_t nr = m->nr_auxidx;
+	size_t len = sizeof(nr) + nr * sizeof(*m->auxidx);
+	unsigned char *buf;
+	int err;
+
+	pfile_featset__unset(fs, PFILE_FEAT_AUXTRACE);
+	if (!nr)
+		return 0;
+	buf = malloc(len);
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf, &nr, sizeof(nr));
+	memcpy(buf + sizeof(nr), m->auxidx, nr * sizeof(*m->auxidx));
+	err = pfile_featset__set(fs, PFILE_FEAT_AUXTRACE, buf, len);
+	free(buf);
+	return err;
+}
+
+static int finish_features(struct merger *m, struct pfile_header *fh)
+{
+	struct pfile_featset *fs = &m->hdr.feats;
+	uint64_t end;
+	int err = 0;
+
+	if (m->st->first_time)
+		err = pfile_feat__sample_time(fs, m->st->first_time, m->st->last_time);
+	if (!err)
+		err = finish_compressed(m, fs);
+	if (!err)
+		err = finish_auxtrace(m, fs);
+	if (!err && m->hits)
+		err = m->o->hits->encode(m->hits, fs, &m->st->nr_build_ids);
+	if (!err)
+		err = pfile__write_features(m->out_fd, m->ooff, fs, fh->features, &end);
+	return err;
+}
+
+static int write_file(struct merger *m)
+{
+	struct pfile_header fh;
+	int err;
+
+	pfile_header__init(&fh);
+	err = pfile__write_attrs(m->out_fd, PFILE_HEADER_SIZE, m->hdr.events, m->hdr.nr_events,
+				 &fh.attrs, &m->data_start);
+	if (err)
+		return err;
+	m->ooff = m->data_start;
+	err = copy_prologue(m);
+	if (!err)
+		err = copy_file(m, "tail.synth");
+	if (!err)
+		err = m->frames ? merge_frames(m) : merge_shards(m);
+	if (!err)
+		err = copy_file(m, "tail.raw");
+	if (!err)
+		err = merger__out_flush(m);
+	if (err)
+		return err;
+	fh.data.offset = m->data_start;
+	fh.data.size = m->ooff - m->data_start;
+	m->st->bytes_out = m->ooff;
+	err = finish_features(m, &fh);
+	if (!err)
+		err = pfile__write_header(m->out_fd, &fh);
+	return err;
+}
+
+static int open_header(struct merger *m)
+{
+	char path[4096];
+	int err;
+
+	snprintf(path, sizeof(path), "%s/header.data", m->o->dir);
+	err = pfile__open(&m->hdr, path, m->err, m->errlen);
+	/*
+	 * The session completes header.data before any writer starts, and a
+	 * finished run removes it first: either way no shard can be merged.
+	 */
+	if (err == -ENOENT || err == -EINVAL) {
+		size_t n = strlen(m->err);
+
+		snprintf(m->err + n, m->errlen - n, " (%s; nothing to merge)",
+			 err == -ENOENT ? "the recorder stopped before recording began, or a "
+					  "finished run already removed the directory"
+					: "incomplete or damaged: a recorder killed this early had "
+					  "recorded nothing yet");
+	}
+	if (err)
+		return err;
+	if (!m->hdr.nr_events) {
+		snprintf(m->err, m->errlen, "%s: no events", path);
+		return -EINVAL;
+	}
+	pfile_idlayout__init(&m->layout, m->hdr.events[0].attr.sample_type,
+			     m->hdr.events[0].attr.sample_id_all);
+	m->st->nr_events = m->hdr.nr_events;
+	m->st->samples_per_event = calloc(m->hdr.nr_events, sizeof(uint64_t));
+	if (!m->st->samples_per_event)
+		return -ENOMEM;
+	return idmap_build(m);
+}
+
+static int open_output(struct merger *m, char *tmp, size_t len)
+{
+	snprintf(tmp, len, "%s.partial", m->o->output);
+	/* A stale .partial is a dead merge's: ours by name, never valid data. */
+	unlink(tmp);
+	m->out_fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (m->out_fd < 0) {
+		int err = -errno;
+
+		snprintf(m->err, m->errlen, "%s: %s", tmp, strerror(errno));
+		return err;
+	}
+	return 0;
+}
+
+static void merger_release(struct merger *m)
+{
+	while (m->nr_rheap)
+		run_free(m->rheap[--m->nr_rheap]);
+	free(m->rheap);
+	for (size_t i = 0; i < m->nr_shards; i++)
+		shard_reader__close(&m->shards[i].r);
+	free(m->shards);
+	pheap__release(&m->sheap);
+	while (m->fheap.n) {
+		struct mframe *f = pheap__pop(&m->fheap);
+
+		pass_put(f->pass);
+		free(f);
+	}
+	pheap__release(&m->fheap);
+	if (m->dec)
+		m->o->dec->delete(m->dec);
+	free(m->scratch);
+	free(m->auxidx);
+	free(m->ids);
+	free(m->obuf);
+	if (m->hits)
+		m->o->hits->delete(m->hits);
+	pfile__close(&m->hdr);
+	if (m->dirfd >= 0)
+		close(m->dirfd);
+	if (m->out_fd >= 0)
+		close(m->out_fd);
+}
+
+static int merger_init(struct merger *m)
+{
+	int err;
+
+	m->dirfd = open(m->o->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (m->dirfd < 0) {
+		err = -errno;
+		snprintf(m->err, m->errlen, "%s: %s", m->o->dir, strerror(errno));
+		return err;
+	}
+	err = open_header(m);
+	if (!err)
+		err = open_shards(m);
+	if (err)
+		return err;
+	m->obuf = malloc(OUT_BUF_SIZE);
+	if (!m->obuf)
+		return -ENOMEM;
+	if (m->o->dec) {
+		m->dec = m->o->dec->new();
+		if (!m->dec)
+			return -ENOMEM;
+	}
+	if (m->o->build_ids && m->o->hits) {
+		m->hits = m->o->hits->new(&m->layout);
+		if (!m->hits)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int merge__run(const struct merge_opts *o, struct merge_stats *st, char *err, size_t errlen)
+{
+	struct merger m = {.o = o, .st = st, .err = err, .errlen = errlen, .dirfd = -1, .out_fd = -1};
+	char tmp[4096];
+	double t0 = clock__now_s();
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	m.hdr.fd = -1;
+	err[0] = 0;
+	m.slack = o->slack_ns ? o->slack_ns : MERGE_SLACK_NS;
+	ret = merger_init(&m);
+	if (!ret)
+		ret = open_output(&m, tmp, sizeof(tmp));
+	if (ret)
+		goto out;
+	ret = write_file(&m);
+	/* Complete or absent: on disk before it takes the output's name. */
+	if (!ret && fsync(m.out_fd))
+		ret = -errno;
+	if (close(m.out_fd) && !ret)
+		ret = -errno;
+	m.out_fd = -1;
+	if (!ret)
+		ret = merge__publish(tmp, o->output);
+	/* A note on success only: a failure's message must win. */
+	if (!ret && m.unknown_ids)
+		snprintf(err, errlen,
+			 "dropped %llu records whose sample id belongs to no event of this "
+			 "recording (perf would abort on them)",
+			 (unsigned long long)m.unknown_ids);
+	if (ret) {
+		if (!err[0])
+			snprintf(err, errlen, "%s: %s", o->output, strerror(-ret));
+		unlink(tmp);
+	}
+out:
+	st->seconds = clock__now_s() - t0;
+	merger_release(&m);
+	return ret;
+}
+
+void merge_stats__release(struct merge_stats *st)
+{
+	free(st->samples_per_event);
+	st->samples_per_event = NULL;
+}
+
+int merge__publish(const char *tmp, const char *path)
+{
+	char old[4096];
+	struct stat sb;
+
+	if (!lstat(path, &sb) && S_ISREG(sb.st_mode)) {
+		snprintf(old, sizeof(old), "%s.old", path);
+		if (rename(path, old))
+			return -errno;
+	}
+	if (rename(tmp, path))
+		return -errno;
+	return 0;
+}

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+/* -z: compressed frames ordered by their first timestamp, rounds placed by perf's rule. */
+#include "recorder/merge/merge_internal.h"
+
+/* ---- compressed frames ---- */
+
+/* Stats, build-id hits and the time span of a pass's plain records. */
+static void frame_scan(struct merger *m, const unsigned char *buf, size_t len, struct mframe *f)
+{
+	uint64_t t;
+
+	f->min = UINT64_MAX;
+	f->max = 0;
+	for (size_t pos = 0; pos < len;) {
+		const struct perf_event_header *h = (const void *)(buf + pos);
+
+		merger__account(m, h); /* an unknown id cannot be cut out of a frame: counted */
+		if (pfile_idlayout__time(&m->layout, h, &t)) {
+			f->min = t < f->min ? t : f->min;
+			f->max = t > f->max ? t : f->max;
+		}
+		pos += pfile__rec_len(h);
+	}
+	if (f->min == UINT64_MAX)
+		f->min = f->max = m->emitted_max;
+}
+
+/* Plain passes (and compressed ones cut by a kill) go out as plain records. */
+static int frame_plain(struct mpass *mp, const unsigned char *buf, size_t len)
+{
+	unsigned char *copy = malloc(len);
+
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, buf, len);
+	free(mp->p.buf);
+	mp->p.buf = copy;
+	mp->p.len = len;
+	mp->p.compressed = false;
+	return 0;
+}
+
+static long frame_gather(struct merger *m, struct mpass *mp)
+{
+	const unsigned char *data;
+	size_t pos = 0, len, n = 0;
+	uint32_t cpu;
+	int ret;
+
+	if (mp->p.len > m->scratch_cap) {
+		unsigned char *b = realloc(m->scratch, mp->p.len);
+
+		if (!b)
+			return -ENOMEM;
+		m->scratch = b;
+		m->scratch_cap = mp->p.len;
+	}
+	while ((ret = shard_pass__next_chunk(&mp->p, &pos, &cpu, &data, &len)) > 0) {
+		memcpy(m->scratch + n, data, len);
+		n += len;
+	}
+	return ret < 0 ? ret : (long)n;
+}
+
+static int frame_add(struct merger *m, struct mshard *s, struct mpass *mp, bool *damaged)
+{
+	struct mframe *f;
+	long n = mp->p.compressed ? pass_decompress(m, s, mp, damaged) : frame_gather(m, mp);
+	int err = 0;
+
+	if (n <= 0)
+		return n;
+	m->st->bytes_raw += n;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	frame_scan(m, m->scratch, n, f);
+	/* An incomplete frame would derail the reader's one zstd stream: write it plain. */
+	if (!mp->p.compressed || mp->p.truncated || *damaged)
+		err = frame_plain(mp, m->scratch, n);
+	f->pass = mp;
+	f->seq = m->run_seq++;
+	mp->refs++;
+	if (!err)
+		err = pheap__push(&m->fheap, f);
+	if (err) {
+		pass_put(mp);
+		free(f);
+	}
+	return err;
+}
+
+/*
+ * Writes the earliest frame. perf flushes, at each FINISHED_ROUND, what is
+ * not newer than the largest timestamp seen before the previous round, so a
+ * round goes before this frame only when the frame starts no earlier than
+ * what was already written at the last round.
+ */
+static int emit_frame(struct merger *m)
+{
+	struct mframe *f = pheap__pop(&m->fheap);
+	int err = 0;
+
+	if (f->min < m->prev_round_max)
+		m->st->late++;
+	if (f->min >= m->round_max) {
+		err = merger__out_round(m);
+		m->prev_round_max = m->round_max;
+		m->round_max = m->emitted_max;
+	}
+	if (!err)
+		err = auxidx_scan(m, f->pass->p.buf, f->pass->p.len);
+	if (!err)
+		err = merger__out_put(m, f->pass->p.buf, f->pass->p.len);
+	if (f->max > m->emitted_max)
+		m->emitted_max = f->max;
+	pass_put(f->pass);
+	free(f);
+	return err;
+}
+
+static int load_next(struct merger *m);
+
+int merge_frames(struct merger *m)
+{
+	int err = 0;
+
+	while (!err && (m->fheap.n || m->sheap.n)) {
+		struct mframe *f = pheap__top(&m->fheap);
+		uint64_t limit = m->sheap.n ? ((struct mshard *)pheap__top(&m->sheap))->safe
+					    : UINT64_MAX;
+
+		if (f && f->min <= limit)
+			err = emit_frame(m);
+		else
+			err = load_next(m);
+	}
+	return err;
+}
+
+static int check_truncated(struct merger *m, struct mshard *s, const struct mpass *mp)
+{
+	if (!mp->p.truncated)
+		return 0;
+	m->st->truncated_shards++;
+	if (m->o->recover)
+		return 0;
+	snprintf(m->err, m->errlen, "%s: cut at offset %llu (killed recorder?): merge with --recover",
+		 s->r.name, (unsigned long long)mp->p.file_off);
+	return -EBADMSG;
+}
+
+/* Loads the next pass of the heap's top shard and moves its watermark. */
+static int load_next(struct merger *m)
+{
+	struct mshard *s = pheap__top(&m->sheap);
+	struct mpass *mp = calloc(1, sizeof(*mp));
+	bool done = false, damaged = false;
+	int ret;
+
+	if (!mp)
+		return -ENOMEM;
+	mp->refs = 1;
+	ret = shard_reader__next_pass(&s->r, &mp->p, m->err, m->errlen);
+	if (ret > 0) {
+		m->st->bytes_in += mp->p.len;
+		ret = check_truncated(m, s, mp);
+		if (!ret)
+			ret = m->frames ? frame_add(m, s, mp, &damaged)
+					: pass_add_runs(m, s, mp, &damaged);
+		if (damaged) {
+			m->st->damaged_shards++;
+			done = true;
+		} else if (s->r.size - s->r.off >= sizeof(struct shard_pass_rec))
+			s->safe = mp->p.wtime > m->slack ? mp->p.wtime - m->slack : 0;
+		else
+			done = true;
+	} else if (ret == 0) {
+		done = true;
+	} else if (ret == -EBADMSG && m->o->recover) {
+		/* A corrupt PASS record: nothing after it can be framed, keep what came before. */
+		m->st->damaged_shards++;
+		done = true;
+		ret = 0;
+	}
+	pass_put(mp);
+	if (ret < 0)
+		return ret;
+	merger__progress(m, m->st->bytes_in);
+	if (done)
+		shard_done(m);
+	else
+		pheap__sift_down(&m->sheap, 0);
+	return 0;
+}
+
+int merge_shards(struct merger *m)
+{
+	int err = 0;
+
+	while (!err && (m->nr_rheap || m->sheap.n)) {
+		uint64_t limit = m->sheap.n ? ((struct mshard *)pheap__top(&m->sheap))->safe
+					    : UINT64_MAX;
+
+		if (m->nr_rheap && m->rheap[0]->time <= limit) {
+			err = merger__emit_from_top(m, limit);
+			continue;
+		}
+		if (m->since_round >= ROUND_BYTES)
+			err = merger__out_round(m);
+		if (!err)
+			err = load_next(m);
+	}
+	if (!err && m->since_round)
+		err = merger__out_round(m);
+	return err;
+}

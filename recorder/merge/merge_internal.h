@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared by the merge*.c parts: the merger state, its shards, passes,
+ * runs and frames, and the steps more than one part calls.
+ */
+#ifndef SHARDREC_MERGE_INTERNAL_H
+#define SHARDREC_MERGE_INTERNAL_H
+
+#include "recorder/merge/merge.h"
+#include "recorder/util/clock.h"
+#include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/recbuf.h"
+#include "recorder/perfdata/pheap.h"
+#include "recorder/perfdata/shard.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MERGE_SLACK_NS (10ULL * 1000 * 1000)
+#define OUT_BUF_SIZE (1U << 20)
+#define ROUND_BYTES (256U << 10)
+#define MAX_SHARDS 65536
+struct mpass {
+	struct shard_pass p;
+	unsigned refs;
+};
+struct mrun {
+	struct mpass *pass;
+	unsigned char *own; /* sorted copy, when the chunk was out of order */
+	const unsigned char *pos, *end;
+	uint64_t time;
+	uint64_t seq;
+};
+struct mshard {
+	struct shard_reader r;
+	uint64_t safe;
+	bool eof;
+};
+/* A compressed pass kept whole: its frame is copied as is. */
+struct mframe {
+	struct mpass *pass;
+	uint64_t min, max, seq;
+};
+struct idmap {
+	uint64_t id;
+	uint32_t ev;
+};
+struct merger {
+	const struct merge_opts *o;
+	struct merge_stats *st;
+	struct pfile hdr;
+	struct pfile_idlayout layout;
+	struct idmap *ids;
+	size_t nr_ids;
+	struct mshard *shards;
+	size_t nr_shards;
+	struct pheap sheap; /* shards with unread passes, by watermark */
+	struct mrun **rheap;
+	size_t nr_rheap, cap_rheap;
+	struct pheap fheap; /* compressed frames, by first timestamp */
+	bool frames;           /* compressed shards merged frame by frame */
+	uint64_t round_max, prev_round_max, emitted_max;
+	void *dec; /* o->dec's decoder, NULL without one */
+	unsigned char *scratch; /* decompressed pass */
+	size_t scratch_cap;
+	uint64_t run_seq, slack;
+	int dirfd, out_fd;
+	unsigned char *obuf;
+	size_t olen;
+	uint64_t ooff, data_start, since_round, last_time;
+	uint64_t unknown_ids;
+	struct pfile_section *auxidx; /* HEADER_AUXTRACE: {file offset, header.size} per AUXTRACE */
+	size_t nr_auxidx, cap_auxidx;
+	void *hits; /* o->hits's tracker, NULL without build ids */
+	uint64_t in_total, next_progress;
+	char *err;
+	size_t errlen;
+};
+
+bool shard_less(const void *a, const void *b);
+bool frame_less(const void *a, const void *b);
+int merger__out_flush(struct merger *m);
+int merger__out_put(struct merger *m, const void *p, size_t len);
+int merger__out_round(struct merger *m);
+int idmap_build(struct merger *m);
+bool merger__account(struct merger *m, const struct perf_event_header *h);
+int auxidx_scan(struct merger *m, const unsigned char *buf, size_t len);
+int merger__emit(struct merger *m, const struct perf_event_header *h, size_t len);
+void pass_put(struct mpass *p);
+void run_free(struct mrun *r);
+int merger__emit_from_top(struct merger *m, uint64_t limit);
+long pass_decompress(struct merger *m, struct mshard *s, const struct mpass *mp,
+			    bool *damaged);
+int pass_add_runs(struct merger *m, struct mshard *s, struct mpass *mp, bool *damaged);
+void merger__progress(struct merger *m, uint64_t done);
+void shard_done(struct merger *m);
+int merge_frames(struct merger *m);
+int merge_shards(struct merger *m);
+
+#endif

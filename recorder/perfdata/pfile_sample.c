@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Where ids and timestamps sit inside records, for a given sample_type.
+ *
+ * SAMPLE records start { IDENTIFIER, IP, TID, TIME, ADDR, ID, STREAM_ID,
+ * CPU, ... } (each only if its bit is set). Every other kernel record, when
+ * sample_id_all is set, ends with the trailer { TID, TIME, ID, STREAM_ID,
+ * CPU, IDENTIFIER }: IDENTIFIER is last so a reader can find the id without
+ * knowing which event wrote the record (kernel perf_event_header__init_id).
+ */
+#include "recorder/perfdata/pfile.h"
+
+#include <string.h>
+
+void pfile_idlayout__init(struct pfile_idlayout *l, uint64_t st, bool sample_id_all)
+{
+	int off = sizeof(struct perf_event_header);
+	int back = 0;
+
+	memset(l, 0, sizeof(*l));
+	l->sample_type = st;
+	l->sample_id_all = sample_id_all;
+	l->sample_time_off = l->sample_id_off = l->sample_cpu_off = -1;
+	l->sample_tid_off = l->sample_ip_off = -1;
+	l->trailer_time_back = l->trailer_id_back = -1;
+
+	if (st & PERF_SAMPLE_IDENTIFIER) {
+		l->sample_id_off = off;
+		off += 8;
+	}
+	if (st & PERF_SAMPLE_IP) {
+		l->sample_ip_off = off;
+		off += 8;
+	}
+	if (st & PERF_SAMPLE_TID) {
+		l->sample_tid_off = off;
+		off += 8;
+	}
+	if (st & PERF_SAMPLE_TIME) {
+		l->sample_time_off = off;
+		off += 8;
+	}
+	if (st & PERF_SAMPLE_ADDR)
+		off += 8;
+	if ((st & PERF_SAMPLE_ID) && l->sample_id_off < 0)
+		l->sample_id_off = off;
+	if (st & PERF_SAMPLE_ID)
+		off += 8;
+	if (st & PERF_SAMPLE_STREAM_ID)
+		off += 8;
+	if (st & PERF_SAMPLE_CPU)
+		l->sample_cpu_off = off;
+
+	if (!sample_id_all)
+		return;
+	/* Walk the trailer from its end backwards. */
+	if (st & PERF_SAMPLE_IDENTIFIER) {
+		back += 8;
+		l->trailer_id_back = back;
+	}
+	if (st & PERF_SAMPLE_CPU)
+		back += 8;
+	if (st & PERF_SAMPLE_STREAM_ID)
+		back += 8;
+	if (st & PERF_SAMPLE_ID) {
+		back += 8;
+		if (l->trailer_id_back < 0)
+			l->trailer_id_back = back;
+	}
+	if (st & PERF_SAMPLE_TIME) {
+		back += 8;
+		l->trailer_time_back = back;
+	}
+	if (st & PERF_SAMPLE_TID)
+		back += 8;
+	l->id_hdr_size = back;
+}
+
+static bool read_u64_at(const struct perf_event_header *h, int off, uint64_t *v)
+{
+	if (off < 0 || (size_t)off + 8 > h->size)
+		return false;
+	memcpy(v, (const char *)h + off, 8);
+	return true;
+}
+
+/* perf's user records start at 64; the kernel's stop below it. */
+static bool is_kernel_record(const struct perf_event_header *h)
+{
+	return h->type < PFILE_REC_HEADER_ATTR;
+}
+
+static bool field(const struct pfile_idlayout *l, const struct perf_event_header *h, int sample_off,
+		  int trailer_back, uint64_t *v)
+{
+	if (!is_kernel_record(h))
+		return false;
+	if (h->type == PERF_RECORD_SAMPLE)
+		return read_u64_at(h, sample_off, v);
+	if (!l->sample_id_all || trailer_back < 0 || (size_t)trailer_back + 8 > h->size)
+		return false;
+	return read_u64_at(h, h->size - trailer_back, v);
+}
+
+bool pfile_idlayout__time(const struct pfile_idlayout *l, const struct perf_event_header *h,
+			  uint64_t *time)
+{
+	return field(l, h, l->sample_time_off, l->trailer_time_back, time);
+}
+
+bool pfile_idlayout__id(const struct pfile_idlayout *l, const struct perf_event_header *h,
+			uint64_t *id)
+{
+	return field(l, h, l->sample_id_off, l->trailer_id_back, id);
+}
+
+size_t pfile_idlayout__write_trailer(const struct pfile_idlayout *l, void *dst, uint32_t pid,
+				     uint32_t tid, uint64_t time, uint64_t id, uint32_t cpu)
+{
+	uint64_t st = l->sample_type;
+	unsigned char *p = dst;
+	uint32_t pair[2];
+	uint64_t zero = 0;
+
+	if (!l->sample_id_all)
+		return 0;
+	if (st & PERF_SAMPLE_TID) {
+		pair[0] = pid;
+		pair[1] = tid;
+		memcpy(p, pair, 8);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_TIME) {
+		memcpy(p, &time, 8);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_ID) {
+		memcpy(p, &id, 8);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_STREAM_ID) {
+		memcpy(p, &zero, 8);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_CPU) {
+		pair[0] = cpu;
+		pair[1] = 0;
+		memcpy(p, pair, 8);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_IDENTIFIER) {
+		memcpy(p, &id, 8);
+		p += 8;
+	}
+	return p - (unsigned char *)dst;
+}
+
+uint64_t pfile__rec_len(const struct perf_event_header *hp)
+{
+	struct perf_event_header h;
+	uint64_t payload;
+
+	/* Copied: records after a COMPRESSED one (unpadded size) need not be aligned. */
+	memcpy(&h, hp, sizeof(h));
+	if (h.type != PFILE_REC_AUXTRACE)
+		return h.size;
+	if (h.size < sizeof(h) + sizeof(payload))
+		return UINT64_MAX;
+	memcpy(&payload, (const char *)hp + sizeof(h), sizeof(payload));
+	if (payload > PFILE_AUXTRACE_MAX)
+		return UINT64_MAX;
+	return h.size + payload;
+}
+
+size_t pfile__walk_records(const void *buf, size_t len, bool aligned, int *status)
+{
+	const unsigned char *p = buf;
+	size_t pos = 0;
+
+	*status = 0;
+	while (pos < len) {
+		struct perf_event_header h;
+		uint64_t full;
+
+		if (len - pos < sizeof(h)) {
+			*status = 1;
+			break;
+		}
+		memcpy(&h, p + pos, sizeof(h));
+		if (h.size < sizeof(h) || (aligned && (h.size & 7))) {
+			*status = -1;
+			break;
+		}
+		if (h.size > len - pos) {
+			*status = 1;
+			break;
+		}
+		full = pfile__rec_len((const void *)(p + pos));
+		if (full == UINT64_MAX || (aligned && (full & 7))) {
+			*status = -1;
+			break;
+		}
+		if (full > len - pos) {
+			*status = 1;
+			break;
+		}
+		pos += full;
+	}
+	return pos;
+}

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "recorder/perfdata/recbuf.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void *recbuf__reserve(struct recbuf *b, size_t len)
+{
+	void *p;
+
+	if (b->len + len > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		unsigned char *n;
+
+		while (cap < b->len + len)
+			cap *= 2;
+		n = realloc(b->data, cap);
+		if (!n)
+			return NULL;
+		b->data = n;
+		b->cap = cap;
+	}
+	p = b->data + b->len;
+	memset(p, 0, len);
+	b->len += len;
+	return p;
+}
+
+int recbuf__append(struct recbuf *b, const void *p, size_t len)
+{
+	void *dst = recbuf__reserve(b, len);
+
+	if (!dst)
+		return -ENOMEM;
+	memcpy(dst, p, len);
+	return 0;
+}
+
+void *array__grow(void *arr, size_t *cap, size_t need, size_t elem, size_t first)
+{
+	size_t n = *cap ? *cap : first;
+	void *p;
+
+	if (need <= *cap)
+		return arr;
+	while (n < need)
+		n *= 2;
+	p = realloc(arr, n * elem);
+	if (p)
+		*cap = n;
+	return p;
+}
+
+void recbuf__release(struct recbuf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "recorder/perfdata/shard.h"
+#include "recorder/perfdata/pfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A pass is at most the sum of a writer's rings; reject absurd sizes from corrupt files. */
+#define SHARD_PASS_MAX (1ULL << 32)
+
+int shard__create(struct shard *s, int dirfd, unsigned idx, int node, uint32_t flags)
+{
+	struct shard_file_header h = {
+		.version = SHARD_VERSION, .writer = idx, .node = node, .flags = flags,
+	};
+	char name[32];
+	ssize_t n;
+
+	memset(s, 0, sizeof(*s));
+	snprintf(name, sizeof(name), "shard.%u", idx);
+	s->fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (s->fd < 0)
+		return -errno;
+	memcpy(h.magic, SHARD_MAGIC, 8);
+	n = pwrite(s->fd, &h, sizeof(h), 0);
+	if (n != (ssize_t)sizeof(h)) {
+		int err = n < 0 ? -errno : -ENOSPC;
+
+		shard__close(s);
+		return err;
+	}
+	s->off = sizeof(h);
+	return 0;
+}
+
+void shard_chunk__init(struct shard_chunk_rec *c, uint32_t cpu, uint64_t len)
+{
+	c->header.type = SHARD_REC_CHUNK;
+	c->header.misc = 0;
+	c->header.size = sizeof(*c);
+	c->cpu = cpu;
+	c->flags = 0;
+	c->len = len;
+}
+
+/* Advances @iov/@nr past @done bytes already written. */
+static void iov_advance(struct iovec **iov, int *nr, size_t done)
+{
+	while (*nr && done >= (*iov)->iov_len) {
+		done -= (*iov)->iov_len;
+		(*iov)++;
+		(*nr)--;
+	}
+	if (*nr && done) {
+		(*iov)->iov_base = (char *)(*iov)->iov_base + done;
+		(*iov)->iov_len -= done;
+	}
+}
+
+static int pwritev_all(int fd, struct iovec *iov, int nr, uint64_t off)
+{
+	while (nr) {
+		int batch = nr < IOV_MAX ? nr : IOV_MAX;
+		ssize_t n = pwritev(fd, iov, batch, off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -ENOSPC;
+		off += n;
+		iov_advance(&iov, &nr, n);
+	}
+	return 0;
+}
+
+static int shard__put(struct shard *s, uint32_t type, uint64_t wtime, struct iovec *iov,
+		      int nr_iov, uint64_t payload, uint64_t raw)
+{
+	int err;
+
+	s->pass.header.type = type;
+	s->pass.header.misc = 0;
+	s->pass.header.size = sizeof(s->pass);
+	s->pass.seq = s->seq;
+	s->pass.wtime = wtime;
+	s->pass.bytes = payload;
+	s->pass.raw = raw;
+	iov[0].iov_base = &s->pass;
+	iov[0].iov_len = sizeof(s->pass);
+	err = pwritev_all(s->fd, iov, nr_iov, s->off);
+	if (err) {
+		/* Keep the shard a sequence of whole passes; the write error is what we report. */
+		if (ftruncate(s->fd, s->off) < 0)
+			return err;
+		return err;
+	}
+	s->off += sizeof(s->pass) + payload;
+	s->seq++;
+	return 0;
+}
+
+int shard__write_pass(struct shard *s, uint64_t wtime, struct iovec *iov, int nr_iov,
+		      uint64_t payload)
+{
+	return shard__put(s, SHARD_REC_PASS, wtime, iov, nr_iov, payload, 0);
+}
+
+int shard__write_zpass(struct shard *s, uint64_t wtime, const void *buf, size_t len,
+		       uint64_t raw)
+{
+	struct iovec iov[2] = {{NULL, 0}, {(void *)buf, len}};
+
+	return shard__put(s, SHARD_REC_ZPASS, wtime, iov, 2, len, raw);
+}
+
+void shard__close(struct shard *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+}
+
+int shard_reader__open(struct shard_reader *r, int dirfd, const char *name, char *err,
+		       size_t errlen)
+{
+	off_t size;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	r->fd = -1;
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	r->fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", name, strerror(errno));
+		return ret;
+	}
+	size = lseek(r->fd, 0, SEEK_END);
+	if (size < SHARD_HEADER_SIZE ||
+	    pread(r->fd, &r->hdr, sizeof(r->hdr), 0) != (ssize_t)sizeof(r->hdr) ||
+	    memcmp(r->hdr.magic, SHARD_MAGIC, 8) || r->hdr.version != SHARD_VERSION) {
+		snprintf(err, errlen, "%s: not a shardrec shard (bad header)", name);
+		shard_reader__close(r);
+		return -EBADMSG;
+	}
+	r->size = size;
+	r->off = SHARD_HEADER_SIZE;
+	return 0;
+}
+
+void shard_reader__close(struct shard_reader *r)
+{
+	if (r->fd >= 0)
+		close(r->fd);
+	r->fd = -1;
+}
+
+void shard_pass__release(struct shard_pass *p)
+{
+	free(p->buf);
+	p->buf = NULL;
+	p->len = 0;
+}
+
+/* pfile__pread_full: 0, -errno, or -EIO if the file ended early (it shrank under us). */
+static int shard__pread(int fd, void *buf, size_t len, uint64_t off)
+{
+	int ret = pfile__pread_full(fd, buf, len, off);
+
+	return ret == -EINVAL ? -EIO : ret;
+}
+
+int shard_reader__next_pass(struct shard_reader *r, struct shard_pass *p, char *err,
+			    size_t errlen)
+{
+	struct shard_pass_rec rec;
+	uint64_t avail;
+	int n;
+
+	memset(p, 0, sizeof(*p));
+	if (r->size == r->off)
+		return 0;
+	if (r->size - r->off < sizeof(rec)) {
+		/* A PASS record cut by a kill: an empty, truncated last pass. */
+		p->file_off = r->off;
+		p->truncated = true;
+		p->buf = malloc(1);
+		r->off = r->size;
+		return p->buf ? 1 : -ENOMEM;
+	}
+	n = shard__pread(r->fd, &rec, sizeof(rec), r->off);
+	if (n < 0)
+		return n;
+	if ((rec.header.type != SHARD_REC_PASS && rec.header.type != SHARD_REC_ZPASS) ||
+	    rec.header.size != sizeof(rec) || rec.bytes > SHARD_PASS_MAX ||
+	    rec.raw > SHARD_PASS_MAX) {
+		snprintf(err, errlen, "%s: corrupt pass record at offset %llu", r->name,
+			 (unsigned long long)r->off);
+		return -EBADMSG;
+	}
+	avail = r->size - r->off - sizeof(rec);
+	p->seq = rec.seq;
+	p->wtime = rec.wtime;
+	p->file_off = r->off;
+	p->len = rec.bytes <= avail ? rec.bytes : avail;
+	p->truncated = rec.bytes > avail;
+	p->compressed = rec.header.type == SHARD_REC_ZPASS;
+	p->raw = rec.raw;
+	p->buf = malloc(p->len ? p->len : 1);
+	if (!p->buf)
+		return -ENOMEM;
+	n = shard__pread(r->fd, p->buf, p->len, r->off + sizeof(rec));
+	if (n < 0) {
+		shard_pass__release(p);
+		return n;
+	}
+	r->off += sizeof(rec) + p->len;
+	return 1;
+}
+
+int shard_pass__next_chunk(const struct shard_pass *p, size_t *pos, uint32_t *cpu,
+			   const unsigned char **data, size_t *len)
+{
+	struct shard_chunk_rec c;
+	size_t avail;
+	long whole;
+	bool cut;
+	int st;
+
+	if (*pos + sizeof(c) > p->len)
+		return 0; /* end, or a chunk header cut by truncation */
+	memcpy(&c, p->buf + *pos, sizeof(c));
+	if (c.header.type != SHARD_REC_CHUNK || c.header.size != sizeof(c))
+		return -EBADMSG;
+	avail = p->len - *pos - sizeof(c);
+	if (c.len > avail && !p->truncated)
+		return -EBADMSG;
+	*data = p->buf + *pos + sizeof(c);
+	*len = c.len < avail ? c.len : avail;
+	whole = pfile__walk_records(*data, *len, true, &st);
+	cut = st > 0;
+	if (st < 0)
+		whole = -1;
+	if (whole < 0 || (cut && !p->truncated))
+		return -EBADMSG;
+	*len = whole;
+	*cpu = c.cpu;
+	*pos += sizeof(c) + (c.len < avail ? c.len : avail);
+	return 1;
+}

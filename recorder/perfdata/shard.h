@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shard files: one per writer thread, written only by it with pwritev at
+ * offsets it alone owns. POSIX + C11 only (merge and fuzzers link it alone).
+ *
+ *   [shard_file_header, 64 bytes]
+ *   PASS  {hdr, seq, wtime, bytes, raw}  one per pass over the writer's rings
+ *   CHUNK {hdr, cpu, flags, len} + len bytes copied verbatim from a ring
+ *   CHUNK ...
+ *   PASS ...
+ *
+ * With compression (-z) a pass is instead
+ *   ZPASS {hdr, seq, wtime, bytes, raw} + bytes of perf records: one whole
+ *         zstd frame as PERF_RECORD_COMPRESSED records (recorder/codec/zpass.h)
+ *         decompressing to raw bytes of ring records.
+ *
+ * wtime is read from the recording clock before any ring head of the pass,
+ * so every record published after the pass was read carries a later
+ * timestamp, give or take the kernel's publish delay. That is the merge's
+ * watermark. `bytes` is what follows the PASS record up to the next one, so
+ * a reader can load a whole pass with one pread.
+ *
+ * A failed write truncates the file back to the start of its pass, so a
+ * shard is always a sequence of whole passes, except after SIGKILL in the
+ * middle of a pwritev: readers keep the whole records and drop the rest.
+ */
+#ifndef SHARDREC_SHARD_H
+#define SHARDREC_SHARD_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#define SHARD_MAGIC "SHRDSHD1"
+#define SHARD_VERSION 1
+#define SHARD_HEADER_SIZE 64
+
+/* Private record types: above every perf type, never copied to perf.data. */
+enum shard_rec_type {
+	SHARD_REC_PASS = 0x5348,
+	SHARD_REC_CHUNK = 0x5349,
+	SHARD_REC_ZPASS = 0x534a,
+};
+
+#define SHARD_F_ZSTD 1U /* shard_file_header.flags: passes are ZPASS */
+
+/* A ZPASS payload's COMPRESSED records (codec/zpass.h writes them). */
+#define ZPASS_SEGMENT 64000U    /* raw bytes per COMPRESSED record, at most */
+#define ZPASS_MMAP_LEN 65536U   /* what HEADER_COMPRESSED announces */
+#define ZPASS_REC_MAX 65535U    /* header.size is a u16 */
+
+struct shard_file_header {
+	char magic[8];
+	uint32_t version;
+	uint32_t writer;
+	int32_t node;
+	uint32_t flags;
+	uint64_t reserved[5];
+};
+
+struct shard_pass_rec {
+	struct perf_event_header header;
+	uint64_t seq;
+	uint64_t wtime;
+	uint64_t bytes;
+	uint64_t raw; /* ZPASS: decompressed size; PASS: 0 */
+};
+
+struct shard_chunk_rec {
+	struct perf_event_header header;
+	uint32_t cpu;
+	uint32_t flags;
+	uint64_t len;
+};
+
+/* ---- writing (one owner thread) ---- */
+
+struct shard {
+	int fd;
+	uint64_t off; /* next write offset, owned by the writer thread */
+	uint64_t seq;
+	struct shard_pass_rec pass; /* header of the pass being written */
+};
+
+/*
+ * Creates shard "shard.<idx>" in @dirfd (O_EXCL, O_NOFOLLOW) and writes its
+ * file header. 0 / -errno.
+ */
+int shard__create(struct shard *s, int dirfd, unsigned idx, int node, uint32_t flags);
+/*
+ * Writes one pass: @iov[0] is filled here with the PASS record, @iov[1..]
+ * are the pass's CHUNK headers and ring bytes (@payload bytes in all).
+ * pwritev in IOV_MAX batches; on failure the file is truncated back to the
+ * start of the pass. 0 / -errno (ENOSPC, EIO, EFBIG, ...).
+ */
+int shard__write_pass(struct shard *s, uint64_t wtime, struct iovec *iov, int nr_iov,
+		      uint64_t payload);
+/*
+ * Writes one compressed pass: @len bytes of COMPRESSED records at @buf that
+ * decompress to @raw bytes. Same failure rule as shard__write_pass.
+ */
+int shard__write_zpass(struct shard *s, uint64_t wtime, const void *buf, size_t len,
+		       uint64_t raw);
+/* Fills a CHUNK header for @len ring bytes of @cpu. */
+void shard_chunk__init(struct shard_chunk_rec *c, uint32_t cpu, uint64_t len);
+void shard__close(struct shard *s);
+
+/* ---- reading ---- */
+
+struct shard_reader {
+	int fd;
+	uint64_t off, size;
+	struct shard_file_header hdr;
+	char name[64];
+};
+
+/* One pass loaded in memory: its CHUNKs, owned by the pass. */
+struct shard_pass {
+	uint64_t seq, wtime;
+	uint64_t file_off; /* offset of the PASS record */
+	unsigned char *buf;
+	size_t len;
+	bool truncated;  /* the file ended inside this pass */
+	bool compressed; /* ZPASS: buf holds COMPRESSED records */
+	uint64_t raw;    /* ZPASS: decompressed size */
+};
+
+/* Opens @name in @dirfd and checks its header. 0 / -errno with one line in @err. */
+int shard_reader__open(struct shard_reader *r, int dirfd, const char *name, char *err,
+		       size_t errlen);
+/*
+ * Loads the next pass into @p (p->buf malloc'ed, caller frees with
+ * shard_pass__release). 1 = a pass, 0 = end of shard, -errno on I/O error,
+ * -EBADMSG with one line in @err when the shard is corrupt at r->off.
+ */
+int shard_reader__next_pass(struct shard_reader *r, struct shard_pass *p, char *err,
+			    size_t errlen);
+void shard_reader__close(struct shard_reader *r);
+void shard_pass__release(struct shard_pass *p);
+
+/*
+ * Iterates the chunks of a pass: *@pos starts at 0. Returns 1 with @cpu,
+ * @data, @len (whole records only: a chunk cut by truncation is trimmed to
+ * its last complete record), 0 at the end, -EBADMSG on a malformed chunk or
+ * record inside it.
+ */
+int shard_pass__next_chunk(const struct shard_pass *p, size_t *pos, uint32_t *cpu,
+			   const unsigned char **data, size_t *len);
+
+#endif
