@@ -24,7 +24,7 @@ endif
 
 # Layers, highest first (the link order). Folder of a layer: recorder/NAME,
 # except the top-level numa/ (archive libtopology.a), ringbuf/ and aux/.
-LAYERS    := job cli capture events header codec merge util aux ringbuf topology perfdata
+LAYERS    := job cli capture events header codec merge aux ringbuf topology util perfdata
 layer_dir  = $(if $(filter topology,$1),numa,$(if $(filter ringbuf aux,$1),$1,recorder/$1))
 LAYER_LIBS := $(LAYERS:%=$(BUILD)/lib%.a)
 LIB_SRCS  := $(sort $(foreach l,$(LAYERS),$(wildcard $(call layer_dir,$l)/*.c)))

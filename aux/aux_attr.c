@@ -7,6 +7,7 @@
  * period of 1 for the kernel to emit its PERF_RECORD_AUX records.
  */
 #include "aux/aux.h"
+#include "recorder/util/fs.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -82,18 +83,11 @@ static int etm__config(const struct aux_attr_params *p, struct perf_event_attr *
 static bool pt__exclude_guest(const struct aux_attr_params *p)
 {
 	char path[512];
-	int mode = 0;
-	FILE *f;
+	long long mode;
 
 	snprintf(path, sizeof(path), "%s/sys/module/kvm_intel/parameters/pt_mode",
 		 p->sysfs_root ? p->sysfs_root : "");
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	if (fscanf(f, "%d", &mode) != 1)
-		mode = 0;
-	fclose(f);
-	return mode == 1;
+	return !filename__read_ll(path, &mode) && mode == 1;
 }
 
 int aux_attr__config(const struct aux_attr_params *p, struct perf_event_attr *a, char *err,

@@ -6,9 +6,11 @@
  * implement address filters, and they list nr_addr_filters.
  */
 #include "aux/aux.h"
+#include "recorder/util/fs.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const struct {
@@ -50,21 +52,18 @@ bool aux_pmu__is_aux(const char *sysfs_root, const char *name)
 	       (!aux_pmu__read_u64(sysfs_root, name, "nr_addr_filters", &nr) && nr > 0);
 }
 
-/* @fmt's one value from the PMU's sysfs file @file. 0, -errno of the open, -EINVAL. */
+/* @fmt's one value from the PMU's sysfs file @file. 0, -ENOENT (unreadable), -EINVAL. */
 static int aux_pmu__scan(const char *sysfs_root, const char *pmu, const char *file,
 			 const char *fmt, unsigned long long *v)
 {
-	char path[512];
-	FILE *f;
+	char *line = filename__read_linef("%s/sys/bus/event_source/devices/%s/%s",
+					  sysfs_root ? sysfs_root : "", pmu, file);
 	bool ok;
 
-	snprintf(path, sizeof(path), "%s/sys/bus/event_source/devices/%s/%s",
-		 sysfs_root ? sysfs_root : "", pmu, file);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	ok = fscanf(f, fmt, v) == 1;
-	fclose(f);
+	if (!line)
+		return -ENOENT;
+	ok = sscanf(line, fmt, v) == 1;
+	free(line);
 	return ok ? 0 : -EINVAL;
 }
 
@@ -90,19 +89,17 @@ int aux_pmu__read_hex(const char *sysfs_root, const char *pmu, const char *file,
 
 uint64_t aux_pmu__format_mask(const char *sysfs_root, const char *pmu, const char *term)
 {
-	char path[512], spec[64];
+	char *line = filename__read_linef("%s/sys/bus/event_source/devices/%s/format/%s",
+					  sysfs_root ? sysfs_root : "", pmu, term);
+	char spec[64];
 	unsigned lo, hi;
 	uint64_t mask = 0;
 	int n;
-	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/sys/bus/event_source/devices/%s/format/%s",
-		 sysfs_root ? sysfs_root : "", pmu, term);
-	f = fopen(path, "re");
-	if (!f)
+	if (!line)
 		return 0;
-	n = fscanf(f, "%63[^:]:%u-%u", spec, &lo, &hi);
-	fclose(f);
+	n = sscanf(line, "%63[^:]:%u-%u", spec, &lo, &hi);
+	free(line);
 	if (n < 2 || strcmp(spec, "config") || lo > 63)
 		return 0;
 	if (n < 3)
