@@ -5,6 +5,7 @@
 #include "recorder/header/dso_hits.h"
 #include "recorder/job/job.h"
 #include "recorder/util/log.h"
+#include "recorder/util/progress.h"
 #include "recorder/cli/loss_print.h"
 #include "recorder/merge/loss.h"
 #include "recorder/merge/merge.h"
@@ -98,13 +99,6 @@ static void default_output(const char *dir, char *out, size_t len)
 		snprintf(out, len, "perf.data");
 }
 
-static void merge_progress_tty(uint64_t done, uint64_t total, void *arg)
-{
-	(void)arg;
-	if (total > (256ULL << 20) && isatty(2))
-		fprintf(stderr, "\rshardrec: merging %3.0f%%", total ? 100.0 * done / total : 100.0);
-}
-
 static int cmd_merge(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -115,8 +109,8 @@ static int cmd_merge(int argc, char **argv)
 	};
 	struct merge_opts mo = {
 		.build_ids = true, .dec = &zunpass__ops, .hits = &dso_hits__ops,
-		.progress = merge_progress_tty,
 	};
+	struct progress prog;
 	struct merge_stats st;
 	char out[4096], err[1024];
 	bool quiet = false;
@@ -144,9 +138,14 @@ static int cmd_merge(int argc, char **argv)
 		default_output(mo.dir, out, sizeof(out));
 		mo.output = out;
 	}
+	if (!quiet) {
+		progress__init(&prog, "merging", stderr);
+		mo.progress = progress__cb;
+		mo.progress_arg = &prog;
+	}
 	ret = merge__run(&mo, &st, err, sizeof(err));
-	if (isatty(2) && st.bytes_in > (256ULL << 20))
-		fputc('\n', stderr);
+	if (!quiet)
+		progress__finish(&prog, st.bytes_in, st.bytes_in);
 	if (ret) {
 		pr_err("%s", err);
 	} else {

@@ -191,14 +191,6 @@ static void remove_shards(struct session *s)
 		pr_warn("%s: not removed: %s", s->dir, strerror(errno));
 }
 
-static void merge_progress_log(uint64_t done, uint64_t total, void *arg)
-{
-	(void)arg;
-	if (total > (256ULL << 20))
-		pr_info("merging: %llu of %llu MB", (unsigned long long)(done >> 20),
-			(unsigned long long)(total >> 20));
-}
-
 /* "ring pages on node 1", "ring pages on nodes 0,1" or "ring pages on node ? (why)". */
 static char *ring_nodes_str(const struct writer_stats *st, char *buf, size_t len)
 {
@@ -312,9 +304,8 @@ static void print_summary(struct session *s, const struct merge_stats *ms)
 		print_writers(s);
 	if (s->o->quiet)
 		return;
-	pr_info("[ shardrec record: %zu writer%s, merged %llu MB of shards in %.2f s ]",
-		s->nr_writers, s->nr_writers == 1 ? "" : "s",
-		(unsigned long long)(ms->bytes_in >> 20), ms->seconds);
+	pr_info("[ shardrec record: %zu writer%s, merged %.3f MB of shards in %.2f s ]",
+		s->nr_writers, s->nr_writers == 1 ? "" : "s", ms->bytes_in / 1e6, ms->seconds);
 	pr_info("[ shardrec record: Captured and wrote %.3f MB %s (%llu samples), %llu lost "
 		"records, %llu lost samples ]",
 		ms->bytes_out / 1e6, s->o->output, (unsigned long long)ms->samples,
@@ -351,11 +342,21 @@ static int session__merge(struct session *s)
 {
 	struct merge_opts mo = {
 		.dir = s->dir, .output = s->o->output, .build_ids = !s->o->no_buildid,
-		.dec = &zunpass__ops, .hits = &dso_hits__ops, .progress = merge_progress_log,
+		.dec = &zunpass__ops, .hits = &dso_hits__ops,
 	};
 	struct merge_stats ms;
+	struct progress prog;
 	char err[1024];
-	int ret = merge__run(&mo, &ms, err, sizeof(err));
+	int ret;
+
+	if (!s->o->quiet) {
+		progress__init(&prog, "merging", stderr);
+		mo.progress = progress__cb;
+		mo.progress_arg = &prog;
+	}
+	ret = merge__run(&mo, &ms, err, sizeof(err));
+	if (!s->o->quiet)
+		progress__finish(&prog, ms.bytes_in, ms.bytes_in);
 
 	if (ret) {
 		pr_err("merge failed: %s; shards kept in %s (retry: shardrec merge %s -o %s)", err,

@@ -15,8 +15,9 @@ int session__mkdir(struct session *s)
 				 "%s exists (an earlier run's shards?): merge it with 'shardrec "
 				 "merge %s' or remove it",
 				 s->dir, s->dir);
-		else
-			snprintf(s->err, sizeof(s->err), "%s: %s", s->dir, strerror(errno));
+		else /* the shard directory is ours: the user's name is the output's */
+			snprintf(s->err, sizeof(s->err), "cannot create %s: %s", s->o->output,
+				 strerror(errno));
 		return err;
 	}
 	s->dirfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

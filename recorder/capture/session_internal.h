@@ -8,6 +8,7 @@
 
 #include "recorder/capture/session.h"
 #include "recorder/util/clock.h"
+#include "recorder/util/progress.h"
 #include "numa/topology.h"
 #include "recorder/capture/control.h"
 #include "recorder/codec/zunpass.h"

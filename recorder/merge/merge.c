@@ -16,7 +16,7 @@
  */
 #include "recorder/merge/merge_internal.h"
 
-#define PROGRESS_STEP (64ULL << 20)
+#define PROGRESS_STEP (4ULL << 20) /* the callback rate-limits itself by time */
 #define RUNS_MAX 64 /* runs per decompressed pass before it is sorted whole */
 
 /* ---- heaps ---- */
