@@ -38,6 +38,10 @@ expect 2 "not in the topology" -- record -a --threads=4000/4000 -o x.data -- tru
 expect 2 "names no recorded CPU" -- record -C 0 --threads=1/1 -o x.data -- true
 expect 2 "unknown user" -- record -u no-such-user-xyz -o x.data -- true
 expect 2 "maximum stack depth" -- record --call-graph fp,1x -o x.data -- true
+# An output in a missing directory: the message names the user's file, not
+# the internal shard directory beside it.
+expect 1 "^shardrec: error: cannot create $PWD/no-dir/x\\.data: No such file" -- record -o "$PWD/no-dir/x.data" -- true
+! grep -q "shards" err.txt || fail "-o into a missing directory names the shard directory"
 expect 2 "level from 1 to 22" -- record -z0 -o x.data -- true
 expect 127 "cannot run 'no-such-command-xyz'" -- record -o x.data -- no-such-command-xyz
 expect 2 "nothing to record" -- record -o x.data
