@@ -487,6 +487,36 @@ static int session__tasks(struct session *s)
 }
 
 /* Everything up to the point where recording can start. */
+/*
+ * perf needs one descriptor per event, CPU and thread and, on big machines,
+ * failed under the usual `ulimit -n 1024` until it learnt to raise the soft
+ * limit: raise it before opening anything, or fail with the count.
+ * Beyond the events: per writer its shard and wake-up descriptors, plus the
+ * shard directory, header.data, signalfd, control and the merge.
+ */
+#define SESSION_FDS_FIXED 32
+#define SESSION_FDS_PER_WRITER 4
+
+static int session__fd_budget(struct session *s)
+{
+	size_t events = s->evl.nr * s->evl.nr_cpus * s->evl.nr_threads;
+	long open_now = rlimit__open_fds();
+	size_t need = events + SESSION_FDS_FIXED + SESSION_FDS_PER_WRITER * s->plan.nr_groups +
+		      (open_now > 0 ? (size_t)open_now : 0);
+	unsigned long long hard;
+	int ret = rlimit__ensure_nofile(need, &hard);
+
+	if (ret == -EMFILE)
+		snprintf(s->err, sizeof(s->err),
+			 "needs %zu file descriptors (%zu events x %zu CPUs x %zu threads, plus "
+			 "%zu), but the hard limit is %llu: raise it (ulimit -Hn, LimitNOFILE=) "
+			 "or record fewer events or CPUs",
+			 need, s->evl.nr, s->evl.nr_cpus, s->evl.nr_threads, need - events, hard);
+	else if (ret)
+		snprintf(s->err, sizeof(s->err), "RLIMIT_NOFILE: %s", strerror(-ret));
+	return ret;
+}
+
 static int session__setup(struct session *s)
 {
 	int ret;
@@ -501,6 +531,9 @@ static int session__setup(struct session *s)
 	if (!ret)
 		ret = session__usage(s, session__plan(s));
 	if (ret || s->o->dry_run)
+		return ret;
+	ret = session__fd_budget(s);
+	if (ret)
 		return ret;
 	privs__raise(PRIVS_F(PRIVS_IPC_LOCK)); /* membudget asks the effective set */
 	ret = membudget__check_self(s->o->mmap_pages, s->evl.nr_cpus, s->err, sizeof(s->err));

@@ -9,6 +9,7 @@
 #include "recorder/capture/session.h"
 #include "recorder/util/clock.h"
 #include "recorder/util/progress.h"
+#include "recorder/util/rlimit.h"
 #include "numa/topology.h"
 #include "recorder/capture/control.h"
 #include "recorder/codec/zunpass.h"
