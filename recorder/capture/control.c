@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,8 +30,22 @@ static int control__parse_fd(const char *s, int *fd)
  */
 static int control__open_fifo(const char *path, int flags, int *fd)
 {
-	*fd = open(path, O_RDWR | O_CLOEXEC | flags);
-	return *fd < 0 ? -errno : 0;
+	struct stat st;
+
+	/*
+	 * A FIFO and nothing else: not through a symlink someone planted (the
+	 * ack is written to), not a regular file it would overwrite, not a
+	 * device such as /dev/zero that never stops sending.
+	 */
+	*fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | flags);
+	if (*fd < 0)
+		return -errno; /* -ELOOP: a symlink */
+	if (fstat(*fd, &st) || !S_ISFIFO(st.st_mode)) {
+		close(*fd);
+		*fd = -1;
+		return -ENODEV; /* control__strerror: not a FIFO */
+	}
+	return 0;
 }
 
 static int control__open_part(struct control *c, bool fifo, const char *s, bool ack)
@@ -44,6 +59,15 @@ static int control__open_part(struct control *c, bool fifo, const char *s, bool 
 	if (!ret)
 		*(ack ? &c->own_ack : &c->own_fd) = true;
 	return ret;
+}
+
+static const char *control__strerror(int ret)
+{
+	if (ret == -ELOOP)
+		return "a symbolic link: give the FIFO itself";
+	if (ret == -ENODEV)
+		return "not a FIFO (create it with mkfifo)";
+	return strerror(-ret);
 }
 
 int control__open(struct control *c, const char *spec, char *err, size_t errlen)
@@ -67,7 +91,7 @@ int control__open(struct control *c, const char *spec, char *err, size_t errlen)
 		ret = control__open_part(c, fifo, comma, true);
 	if (ret) {
 		snprintf(err, errlen, "--control: %s: %s", ret == -EINVAL ? spec :
-			 c->fd < 0 ? buf : comma, strerror(-ret));
+			 c->fd < 0 ? buf : comma, control__strerror(ret));
 		control__close(c);
 		return ret;
 	}
@@ -113,6 +137,13 @@ static bool control__take(struct control *c, enum control_cmd *cmd)
 	return true;
 }
 
+static void control__stop_reading(struct control *c)
+{
+	if (c->own_fd)
+		close(c->fd);
+	c->fd = -1;
+}
+
 enum control_cmd control__next(struct control *c)
 {
 	enum control_cmd cmd;
@@ -120,17 +151,24 @@ enum control_cmd control__next(struct control *c)
 
 	if (c->fd < 0)
 		return CONTROL_NONE;
-	for (;;) {
+	for (int reads = 0;; reads++) {
 		while (control__take(c, &cmd))
 			if (cmd != CONTROL_NONE)
 				return cmd;
+		/*
+		 * A source that never runs dry and holds no command (fd:0 fed from
+		 * /dev/zero) would keep this loop, and the session's, spinning:
+		 * past CONTROL_MAX_READS buffers of nothing it is ignored.
+		 */
+		if (reads == CONTROL_MAX_READS) {
+			c->flooded = true;
+			control__stop_reading(c);
+			return CONTROL_NONE;
+		}
 		n = read(c->fd, c->buf + c->len, sizeof(c->buf) - c->len);
 		/* EOF (an fd: whose writer is gone) would keep poll firing: stop reading it. */
-		if (!n) {
-			if (c->own_fd)
-				close(c->fd);
-			c->fd = -1;
-		}
+		if (!n)
+			control__stop_reading(c);
 		if (n <= 0)
 			return CONTROL_NONE;
 		c->len += n;

@@ -27,7 +27,11 @@ struct control {
 	char buf[256];
 	size_t len;
 	char last[64];       /* the last command read, for messages */
+	bool flooded;        /* stopped reading: CONTROL_MAX_READS buffers and no command */
 };
+
+/* Buffers one control__next call reads at most without finding a command. */
+#define CONTROL_MAX_READS 64
 
 /*
  * Opens @spec ("fifo:CTL[,ACK]" or "fd:CTL[,ACK]"). 0 / -errno with one
@@ -36,7 +40,8 @@ struct control {
 int control__open(struct control *c, const char *spec, char *err, size_t errlen);
 /*
  * Reads what the channel holds and returns its next complete command, or
- * CONTROL_NONE. Never blocks. At end of file c->fd becomes -1.
+ * CONTROL_NONE. Never blocks. At end of file c->fd becomes -1; so it does,
+ * with c->flooded set, after CONTROL_MAX_READS buffers without a command.
  */
 enum control_cmd control__next(struct control *c);
 /* Writes "ack\n" to the ACK side, if any. */

@@ -98,9 +98,14 @@ static bool session__should_stop(struct session *s)
 
 	if (session__signal(s))
 		return true;
-	while ((cmd = control__next(&s->ctl)) != CONTROL_NONE)
+	/* Bounded: a channel that never runs dry must not keep signals waiting. */
+	for (int i = 0; i < CONTROL_MAX_READS && (cmd = control__next(&s->ctl)) != CONTROL_NONE; i++)
 		if (session__control(s, cmd))
 			return true;
+	if (s->ctl.flooded) {
+		pr_warn("--control: the channel sends data but no command: no longer read");
+		s->ctl.flooded = false;
+	}
 	if (s->o->max_size &&
 	    atomic_load_explicit(&s->shard_bytes, memory_order_relaxed) > s->o->max_size) {
 		pr_info("[ shardrec record: size limit reached (%llu KB), stopping session ]",

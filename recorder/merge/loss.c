@@ -357,10 +357,10 @@ static int loss__dir_files(struct loss_ctx *c, const char *dir, char *err, size_
 		int fd;
 
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		fd = pfile__open_input(AT_FDCWD, path, 0);
 		if (fd < 0 || fstat(fd, &sb)) {
-			ret = -errno;
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			ret = fd < 0 ? fd : -errno;
+			snprintf(err, errlen, "%s: %s", path, pfile__strerror(ret));
 		} else {
 			ret = loss__file_range(c, fd, 0, sb.st_size, path, err, errlen);
 		}

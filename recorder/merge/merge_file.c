@@ -122,7 +122,7 @@ static int copy_prologue(struct merger *m)
  */
 static int copy_file(struct merger *m, const char *name)
 {
-	int fd = openat(m->dirfd, name, O_RDONLY | O_CLOEXEC);
+	int fd = pfile__open_input(m->dirfd, name, PFILE_IN_NOFOLLOW);
 	struct pfile_reader r;
 	const struct perf_event_header *h;
 	size_t len;
@@ -130,8 +130,12 @@ static int copy_file(struct merger *m, const char *name)
 	off_t size;
 	int ret;
 
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -errno;
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0) {
+		snprintf(m->err, m->errlen, "%s/%s: %s", m->o->dir, name, pfile__strerror(fd));
+		return fd;
+	}
 	size = lseek(fd, 0, SEEK_END);
 	ret = pfile_reader__init(&r, fd, 0, size > 0 ? size : 0, 0);
 	if (ret)

@@ -311,6 +311,17 @@ struct pfile {
 };
 
 /*
+ * Opens an input read-only (relative to @dirfd, or AT_FDCWD): never blocks
+ * on a FIFO or a device, and with PFILE_IN_NOFOLLOW (the shard directory's
+ * own names) never goes through a symlink. A regular file's fd, or -errno;
+ * -ENODEV for anything else, which pfile__strerror() says as "not a
+ * regular file".
+ */
+#define PFILE_IN_NOFOLLOW 1
+int pfile__open_input(int dirfd, const char *path, int flags);
+/* strerror() for pfile__open_input()'s codes. */
+const char *pfile__strerror(int ret);
+/*
  * Opens and validates @path: magic, header size, attr_size (64..4096,
  * 8-aligned), sections inside the file, ids arrays, feature table. On error
  * returns -errno (EINVAL for malformed) and writes one line to @err.

@@ -457,6 +457,29 @@ static int pfile__load(struct pfile *pf, char *err, size_t errlen, const char *p
 	return ret;
 }
 
+int pfile__open_input(int dirfd, const char *path, int flags)
+{
+	int fd = openat(dirfd, path,
+			O_RDONLY | O_CLOEXEC | O_NONBLOCK |
+				(flags & PFILE_IN_NOFOLLOW ? O_NOFOLLOW : 0));
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -ENODEV;
+	}
+	/* A regular file never blocks: the flag only kept open() from waiting on a FIFO. */
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
+const char *pfile__strerror(int ret)
+{
+	return ret == -ENODEV ? "not a regular file" : strerror(-ret);
+}
+
 int pfile__open(struct pfile *pf, const char *path, char *err, size_t errlen)
 {
 	struct stat st;
@@ -465,10 +488,11 @@ int pfile__open(struct pfile *pf, const char *path, char *err, size_t errlen)
 	memset(pf, 0, sizeof(*pf));
 	if (err && errlen)
 		err[0] = '\0';
-	pf->fd = open(path, O_RDONLY | O_CLOEXEC);
+	pf->fd = pfile__open_input(AT_FDCWD, path, 0);
 	if (pf->fd < 0) {
-		ret = -errno;
-		set_err(err, errlen, path, "%s", strerror(-ret));
+		ret = pf->fd;
+		pf->fd = -1;
+		set_err(err, errlen, path, "%s", pfile__strerror(ret));
 		return ret;
 	}
 	if (fstat(pf->fd, &st) < 0) {

@@ -137,10 +137,11 @@ int shard_reader__open(struct shard_reader *r, int dirfd, const char *name, char
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
 	snprintf(r->name, sizeof(r->name), "%s", name);
-	r->fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+	r->fd = pfile__open_input(dirfd, name, PFILE_IN_NOFOLLOW);
 	if (r->fd < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", name, strerror(errno));
+		ret = r->fd;
+		r->fd = -1;
+		snprintf(err, errlen, "%s: %s", name, pfile__strerror(ret));
 		return ret;
 	}
 	size = lseek(r->fd, 0, SEEK_END);

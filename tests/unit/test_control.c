@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "unit_util.h"
 #include "recorder/capture/control.h"
 
 #include <errno.h>
@@ -171,12 +172,75 @@ static void test_bad_specs(void **state)
 	control__close(&c);
 }
 
+/*
+ * Issue 20: only a FIFO, never through a symlink (the ack is written to),
+ * never a regular file or a device; both sides checked.
+ */
+static void test_fifo_only(void **state)
+{
+	char dir[] = "/tmp/test_control.XXXXXX", p[4][160], spec[700], err[512];
+	struct control c;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(p[0], sizeof(p[0]), "%s/ctl", dir);
+	snprintf(p[1], sizeof(p[1]), "%s/file", dir);
+	snprintf(p[2], sizeof(p[2]), "%s/link", dir);
+	snprintf(p[3], sizeof(p[3]), "%s/ack", dir);
+	assert_int_equal(mkfifo(p[0], 0600), 0);
+	assert_int_equal(mkfifo(p[3], 0600), 0);
+	unit_put_file(dir, "file", "precious\n");
+	assert_int_equal(symlink(p[3], p[2]), 0);
+
+	snprintf(spec, sizeof(spec), "fifo:%s", p[1]);
+	assert_int_equal(control__open(&c, spec, err, sizeof(err)), -ENODEV);
+	assert_non_null(strstr(err, "not a FIFO"));
+	assert_int_equal(control__open(&c, "fifo:/dev/zero", err, sizeof(err)), -ENODEV);
+	snprintf(spec, sizeof(spec), "fifo:%s,%s", p[0], p[1]);
+	assert_int_equal(control__open(&c, spec, err, sizeof(err)), -ENODEV);
+	assert_int_equal(c.fd, -1);
+	snprintf(spec, sizeof(spec), "fifo:%s,%s", p[0], p[2]);
+	assert_int_equal(control__open(&c, spec, err, sizeof(err)), -ELOOP);
+	assert_non_null(strstr(err, "symbolic link"));
+	assert_int_equal(c.ack_fd, -1);
+	/* the regular file was never written */
+	{
+		char *text = unit_slurp(p[1], NULL);
+
+		assert_string_equal(text, "precious\n");
+		free(text);
+	}
+	for (int i = 0; i < 4; i++)
+		unlink(p[i]);
+	rmdir(dir);
+}
+
+/* fd: fed from /dev/zero: bounded reads, then the channel is dropped. */
+static void test_endless_source(void **state)
+{
+	struct control c;
+	char err[256], spec[32];
+	int fd = open("/dev/zero", O_RDONLY);
+
+	(void)state;
+	assert_true(fd >= 0);
+	snprintf(spec, sizeof(spec), "fd:%d", fd);
+	assert_int_equal(control__open(&c, spec, err, sizeof(err)), 0);
+	assert_int_equal(control__next(&c), CONTROL_NONE);
+	assert_true(c.flooded);
+	assert_int_equal(c.fd, -1);
+	assert_int_equal(control__next(&c), CONTROL_NONE);
+	control__close(&c);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_commands),   cmocka_unit_test(test_overlong),
 	    cmocka_unit_test(test_ack_and_eof), cmocka_unit_test(test_fifo),
-	    cmocka_unit_test(test_bad_specs),
+	    cmocka_unit_test(test_bad_specs),  cmocka_unit_test(test_fifo_only),
+	    cmocka_unit_test(test_endless_source),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
