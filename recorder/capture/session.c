@@ -176,6 +176,15 @@ static void session__stop_writers(struct session *s)
 
 /* ---- finishing ---- */
 
+/* The path still names the directory session__mkdir created (and s->dirfd holds). */
+static bool session__dir_is_ours(const struct session *s)
+{
+	struct stat a, b;
+
+	return !fstat(s->dirfd, &a) && !lstat(s->dir, &b) && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
 static void remove_shards(struct session *s)
 {
 	char name[32];
@@ -187,7 +196,11 @@ static void remove_shards(struct session *s)
 		snprintf(name, sizeof(name), "shard.%zu", g);
 		unlinkat(s->dirfd, name, 0);
 	}
-	if (rmdir(s->dir))
+	if (!session__dir_is_ours(s))
+		pr_warn("%s was replaced during the run: the recording's own shard directory "
+			"was merged and emptied, the one now at that path is left alone",
+			s->dir);
+	else if (rmdir(s->dir))
 		pr_warn("%s: not removed: %s", s->dir, strerror(errno));
 }
 
@@ -341,7 +354,8 @@ static void print_summary(struct session *s, const struct merge_stats *ms)
 static int session__merge(struct session *s)
 {
 	struct merge_opts mo = {
-		.dir = s->dir, .output = s->o->output, .build_ids = !s->o->no_buildid,
+		.dir = s->dir, .have_dirfd = true, .dirfd = s->dirfd,
+		.output = s->o->output, .build_ids = !s->o->no_buildid,
 		.dec = &zunpass__ops, .hits = &dso_hits__ops,
 	};
 	struct merge_stats ms;

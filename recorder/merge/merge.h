@@ -28,7 +28,9 @@
 #include <stdint.h>
 
 struct merge_opts {
-	const char *dir;
+	const char *dir;  /* for messages, and opened unless have_dirfd */
+	bool have_dirfd;  /* dirfd is the shard directory, opened by the caller (dup'ed) */
+	int dirfd;
 	const char *output;
 	bool build_ids; /* BUILD_ID of hit DSOs (perf record's default), through @hits */
 	/* codec/'s zunpass__ops; NULL: compressed shards fail with -ENOTSUP */
@@ -38,7 +40,7 @@ struct merge_opts {
 	bool recover;   /* accept shards cut by a kill or damaged: keep what precedes */
 	bool decompress; /* compressed shards: write plain, time-sorted records */
 	uint64_t slack_ns; /* 0 = default */
-	/* Called about every 64 MiB with bytes done and total; NULL = none. */
+	/* Called about every 4 MiB with bytes done and total; NULL = none. */
 	void (*progress)(uint64_t done, uint64_t total, void *arg);
 	void *progress_arg;
 };

@@ -256,7 +256,8 @@ static int open_header(struct merger *m)
 	int err;
 
 	snprintf(path, sizeof(path), "%s/header.data", m->o->dir);
-	err = pfile__open(&m->hdr, path, m->err, m->errlen);
+	err = pfile__openat(&m->hdr, m->dirfd, "header.data", PFILE_IN_NOFOLLOW, path, m->err,
+			    m->errlen);
 	/*
 	 * The session completes header.data before any writer starts, and a
 	 * finished run removes it first: either way no shard can be merged.
@@ -335,7 +336,14 @@ static int merger_init(struct merger *m)
 {
 	int err;
 
-	m->dirfd = open(m->o->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/*
+	 * The recorder's own fd when it gives one: the directory it created,
+	 * even if another was put in its place during the run (issue 20).
+	 */
+	if (m->o->have_dirfd)
+		m->dirfd = fcntl(m->o->dirfd, F_DUPFD_CLOEXEC, 0);
+	else
+		m->dirfd = open(m->o->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (m->dirfd < 0) {
 		err = -errno;
 		snprintf(m->err, m->errlen, "%s: %s", m->o->dir, strerror(errno));

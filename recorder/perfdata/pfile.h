@@ -329,6 +329,9 @@ const char *pfile__strerror(int ret);
  * (a killed recorder; see merge --recover).
  */
 int pfile__open(struct pfile *pf, const char *path, char *err, size_t errlen);
+/* pfile__open() of @name in @dirfd (pfile__open_input's @flags); @path names it in @err. */
+int pfile__openat(struct pfile *pf, int dirfd, const char *name, int flags, const char *path,
+		  char *err, size_t errlen);
 void pfile__close(struct pfile *pf);
 
 /* Returns the event whose ids contain @id, or NULL. */

@@ -482,13 +482,19 @@ const char *pfile__strerror(int ret)
 
 int pfile__open(struct pfile *pf, const char *path, char *err, size_t errlen)
 {
+	return pfile__openat(pf, AT_FDCWD, path, 0, path, err, errlen);
+}
+
+int pfile__openat(struct pfile *pf, int dirfd, const char *name, int flags, const char *path,
+		  char *err, size_t errlen)
+{
 	struct stat st;
 	int ret;
 
 	memset(pf, 0, sizeof(*pf));
 	if (err && errlen)
 		err[0] = '\0';
-	pf->fd = pfile__open_input(AT_FDCWD, path, 0);
+	pf->fd = pfile__open_input(dirfd, name, flags);
 	if (pf->fd < 0) {
 		ret = pf->fd;
 		pf->fd = -1;
