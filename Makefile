@@ -100,7 +100,7 @@ e2e: shardrec $(PROG_BINS) man
 # guest and Slurm skip where their packages are missing; .ci/packages-test
 # installs them.
 check:
-	$(Q)MAKE="$(MAKE)" tests/check.sh check-parts
+	+$(Q)MAKE="$(MAKE)" tests/check.sh check-parts
 
 check-parts: check-layers unit e2e sanitize check-qemu fuzz-regress
 
