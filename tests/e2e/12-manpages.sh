@@ -13,10 +13,11 @@ help_opts() {
 		grep -vxE -e '-h' -e '--help' | sort -u
 }
 
-# Options in the man source: bold words on a term line (a line at column 0
-# starting with "*-"); the indented paragraphs below may name others.
+# Options in the man source: bold words on the term lines (at column 0,
+# starting with "*-") of its OPTIONS section; the indented paragraphs below
+# them and the other sections may name others.
 man_opts() {
-	grep -E '^\*-' "$1" | grep -oE '\*--?[A-Za-z][A-Za-z0-9-]*\*' | tr -d '*' |
+	sed -n '/^# OPTIONS/,/^# [A-Z]/p' "$1" | grep -E '^\*-' | grep -oE '\*--?[A-Za-z][A-Za-z0-9-]*\*' | tr -d '*' |
 		grep -vxE -e '-h' -e '--help' | sort -u
 }
 
@@ -33,7 +34,7 @@ bad=0
 # compare WHAT LEFT-NAME LEFT-FILE RIGHT-NAME RIGHT-FILE
 compare() {
 	local d
-	d=$(diff "$3" "$5" | sed -nE "s/^< (.*)/  \1: in $2, not in $4/p; s/^> (.*)/  \1: in $4, not in $2/p")
+	d=$( (diff "$3" "$5" || true) | sed -nE "s/^< (.*)/  \1: in $2, not in $4/p; s/^> (.*)/  \1: in $4, not in $2/p")
 	if [ -n "$d" ]; then
 		echo "$1:"
 		echo "$d"
