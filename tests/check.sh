@@ -15,12 +15,12 @@ ${MAKE:-make} --no-print-directory -k "$target" 2>&1 | tee "$log"
 rc=$?
 count() { grep -cE "^$1 " "$log"; }
 pass=$(count PASS) fail=$(count FAIL) skip=$(count SKIP)
+failed=$(sed -nE 's/^FAIL ([^ ]+).*/\1/p' "$log" | tr '\n' ' ')
 if [ "$rc" -ne 0 ] && [ "$fail" -eq 0 ]; then
 	echo "FAIL make $target (exit $rc with no failed test: a build step failed)"
 	fail=1
+	failed="make $target"
 fi
-if [ "$fail" -gt 0 ]; then
-	echo "check: failed: $(sed -nE 's/^FAIL ([^ ]+).*/\1/p' "$log" | tr '\n' ' ')"
-fi
+[ "$fail" -eq 0 ] || echo "check: failed: $failed"
 echo "check: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ] && [ "$rc" -eq 0 ]
