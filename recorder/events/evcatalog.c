@@ -344,7 +344,8 @@ int evcatalog__fprint(FILE *out, const struct evcatalog_opts *o, unsigned kinds,
 	if (!ret && (kinds & (EVCAT_PMU | EVCAT_PMU_TERM | EVCAT_PMU_EVENT)))
 		ret = pmus__add(&c, sysfs);
 	if (!ret) {
-		qsort(c.v, c.n, sizeof(*c.v), entry__cmp);
+		if (c.n) /* qsort's base must not be NULL, even for 0 entries */
+			qsort(c.v, c.n, sizeof(*c.v), entry__cmp);
 		catalog__fprint(out, &c, raw);
 		ret = c.n;
 	}
