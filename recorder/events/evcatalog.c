@@ -6,6 +6,7 @@
  */
 #include "recorder/events/evcatalog.h"
 #include "recorder/events/evparse.h"
+#include "recorder/util/fs.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -13,7 +14,6 @@
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -106,23 +106,6 @@ static void catalog__release(struct catalog *c)
 	c->n = c->cap = 0;
 }
 
-/*
- * The first line of a small sysfs/tracefs file, without its newline, into
- * @buf. 0 / -errno. (evparse.c and sysinfo.c keep their own static readers.)
- */
-static int file__read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "re");
-
-	if (!f)
-		return -errno;
-	if (!fgets(buf, len, f))
-		buf[0] = '\0';
-	fclose(f);
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}
-
 /* perf's is_event_supported(): opens on this thread, then again user-only. */
 static bool event__supported(const struct perf_event_attr *a)
 {
@@ -196,22 +179,6 @@ static int tracepoints__add(struct catalog *c, const char *root)
 	return ret;
 }
 
-static const char *tracefs__root(const struct evcatalog_opts *o)
-{
-	static const char *const probe[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
-	char path[64];
-	struct stat st;
-
-	if (o->tracefs_root)
-		return o->tracefs_root;
-	for (size_t i = 0; i < sizeof(probe) / sizeof(probe[0]); i++) {
-		snprintf(path, sizeof(path), "%s/events", probe[i]);
-		if (!stat(path, &st) && S_ISDIR(st.st_mode))
-			return probe[i];
-	}
-	return NULL;
-}
-
 /*
  * @pmu's @sub/ files (format/ or events/) as PMU/NAME@suffix, each with its
  * first line as detail. events/ skips perf's NAME.scale, .unit, .per-pkg.
@@ -220,7 +187,7 @@ static int pmu__add_dir(struct catalog *c, const char *dir, const char *pmu, con
 			unsigned kind, const char *suffix)
 {
 	struct dirent **ents;
-	char path[4096], name[512], detail[512];
+	char path[4096], name[512], *detail;
 	int n, ret = 0;
 
 	snprintf(path, sizeof(path), "%s/%s/%s", dir, pmu, sub);
@@ -230,11 +197,12 @@ static int pmu__add_dir(struct catalog *c, const char *dir, const char *pmu, con
 
 		if (d[0] == '.' || (kind == EVCAT_PMU_EVENT && strchr(d, '.')))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s/%s/%s", dir, pmu, sub, d);
-		if (file__read_line(path, detail, sizeof(detail)))
+		detail = filename__read_linef("%s/%s/%s/%s", dir, pmu, sub, d);
+		if (!detail)
 			continue;
 		snprintf(name, sizeof(name), "%s/%s%s", pmu, d, suffix);
 		ret = catalog__add(c, kind, name, NULL, detail);
+		free(detail);
 	}
 	dir__free(ents, n);
 	return ret;
@@ -243,7 +211,7 @@ static int pmu__add_dir(struct catalog *c, const char *dir, const char *pmu, con
 static int pmus__add(struct catalog *c, const char *sysfs_root)
 {
 	struct dirent **ents;
-	char dir[4096], path[4096 + 512], name[512], detail[64], type[32];
+	char dir[4096], name[512], detail[64], *type;
 	int n, ret = 0;
 
 	snprintf(dir, sizeof(dir), "%s" PMU_DEVICES, sysfs_root);
@@ -251,11 +219,11 @@ static int pmus__add(struct catalog *c, const char *sysfs_root)
 	for (int i = 0; i < n && !ret; i++) {
 		const char *d = ents[i]->d_name;
 
-		snprintf(path, sizeof(path), "%s/%s/type", dir, d);
-		if (d[0] == '.' || file__read_line(path, type, sizeof(type)))
+		if (d[0] == '.' || !(type = filename__read_linef("%s/%s/type", dir, d)))
 			continue;
 		snprintf(name, sizeof(name), "%s//", d);
 		snprintf(detail, sizeof(detail), "type %s", type);
+		free(type);
 		ret = catalog__add(c, EVCAT_PMU, name, NULL, detail);
 		if (!ret)
 			ret = pmu__add_dir(c, dir, d, "format", EVCAT_PMU_TERM, "=");
@@ -335,7 +303,7 @@ int evcatalog__fprint(FILE *out, const struct evcatalog_opts *o, unsigned kinds,
 	static const struct evcatalog_opts none;
 	struct catalog c = {.o = o ? o : &none, .kinds = kinds, .glob = glob};
 	const char *sysfs = c.o->sysfs_root ? c.o->sysfs_root : "";
-	const char *tracefs = tracefs__root(c.o);
+	const char *tracefs = evparse__tracefs_root(c.o->tracefs_root);
 	int ret;
 
 	ret = evparse__foreach_symbol(symbol__add, &c);
