@@ -5,6 +5,11 @@
 # link them alone.
 
 PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+MANDIR  ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+STRIP   ?= strip
+SCDOC   ?= scdoc
 BUILD   ?= build
 CC      ?= cc
 PKGS    := numa hwloc libzstd libcap
@@ -32,8 +37,12 @@ UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 PROG_SRCS := $(sort $(wildcard tests/progs/*.c))
 PROG_BINS := $(PROG_SRCS:tests/progs/%.c=$(BUILD)/progs/%)
+# Man pages: scdoc sources in doc/, one per command (tests/e2e/12-manpages.sh
+# checks their options against each command's --help).
+MAN_SRCS  := $(sort $(wildcard doc/*.1.scd))
+MAN_PAGES := $(MAN_SRCS:doc/%.scd=$(BUILD)/man/%)
 
-all: shardrec $(PROG_BINS)
+all: shardrec $(PROG_BINS) man
 
 shardrec: $(BUILD)/shardrec
 	$(Q)cp $< $@
@@ -51,7 +60,7 @@ $(foreach l,$(LAYERS),$(eval $(call layer_archive,$(l))))
 
 # Include lines against the layer order of recorder/README.md.
 check-layers:
-	$(Q)tests/layering.sh
+	$(Q)if tests/layering.sh; then echo "PASS check-layers"; else echo "FAIL check-layers"; exit 1; fi
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -69,15 +78,31 @@ $(BUILD)/progs/%: tests/progs/%.c
 	@echo "  CC      $<"
 	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -o $@ $< -lpthread -lm
 
-unit: $(UNIT_BINS)
-	$(Q)set -e; fail=0; for t in $(UNIT_BINS); do echo "== $$t"; $$t || fail=1; done; exit $$fail
+$(BUILD)/man/%.1: doc/%.1.scd
+	@mkdir -p $(dir $@)
+	@echo "  SCDOC   $<"
+	$(Q)command -v $(SCDOC) >/dev/null || { echo "$(SCDOC) not found: apt-get install scdoc (.ci/packages-build)" >&2; exit 1; }
+	$(Q)$(SCDOC) <$< >$@
 
-e2e: shardrec $(PROG_BINS)
+man: $(MAN_PAGES)
+
+# Every part of check prints one line per result: "PASS name", "FAIL name"
+# or "SKIP name" (tests/check.sh counts them).
+unit: $(UNIT_BINS)
+	$(Q)fail=0; for t in $(UNIT_BINS); do echo "== $$t"; \
+		if $$t; then echo "PASS $$t"; else echo "FAIL $$t"; fail=1; fi; done; exit $$fail
+
+e2e: shardrec $(PROG_BINS) man
 	$(Q)SHARDREC=$(CURDIR)/$(BUILD)/shardrec PROGS=$(CURDIR)/$(BUILD)/progs tests/run-e2e.sh
 
-# Everything CI runs. The qemu NUMA guest skips (exit 0) where qemu or a
-# Debian kernel is missing; .ci/packages installs them.
-check: check-layers unit e2e sanitize check-qemu fuzz-regress
+# Everything CI runs, past any failure, closing with one line over all of
+# it: "check: N passed, N failed, N skipped" (tests/check.sh). The qemu NUMA
+# guest and Slurm skip where their packages are missing; .ci/packages-test
+# installs them.
+check:
+	+$(Q)MAKE="$(MAKE)" tests/check.sh check-parts
+
+check-parts: check-layers unit e2e sanitize check-qemu fuzz-regress
 
 # Benchmarks against perf record (bench/run.sh; quick by default here,
 # BENCH_QUICK=0 for the full run, results in bench/results/).
@@ -95,13 +120,15 @@ $(BUILD)/bench/%: bench/%.c $(LAYER_LIBS)
 # as 95-slurm, which skips when slurm-wlm and munge are not installed.
 check-slurm: $(BUILD)/shardrec $(PROG_BINS)
 	$(Q)SHARDREC=$(CURDIR)/$(BUILD)/shardrec PROGS=$(CURDIR)/$(BUILD)/progs tests/slurm/run.sh; \
-		rc=$$?; [ $$rc = 77 ] && echo "SKIP check-slurm" && rc=0; exit $$rc
+		rc=$$?; case $$rc in 0) echo "PASS check-slurm";; 77) echo "SKIP check-slurm"; rc=0;; \
+		*) echo "FAIL check-slurm (rc $$rc)";; esac; exit $$rc
 
 # Records in a qemu guest with 2 NUMA nodes and checks -v shows each
 # writer's buffers and rings on its node (tests/qemu/run.sh).
 check-qemu: $(BUILD)/shardrec $(PROG_BINS)
 	$(Q)SHARDREC=$(CURDIR)/$(BUILD)/shardrec PROGS=$(CURDIR)/$(BUILD)/progs tests/qemu/run.sh; \
-		rc=$$?; [ $$rc = 77 ] && echo "SKIP check-qemu" && rc=0; exit $$rc
+		rc=$$?; case $$rc in 0) echo "PASS check-qemu";; 77) echo "SKIP check-qemu"; rc=0;; \
+		*) echo "FAIL check-qemu (rc $$rc)";; esac; exit $$rc
 
 # ASan+UBSan and TSan builds in their own trees; run unit tests and the
 # threaded end-to-end tests (smoke; the flight recorder's snapshots from the
@@ -111,9 +138,11 @@ sanitize:
 	$(Q)$(MAKE) --no-print-directory BUILD=build-tsan SAN="-fsanitize=thread" OPT="-O1 -g" sanitize-run
 
 sanitize-run: $(BUILD)/shardrec $(UNIT_BINS) $(PROG_BINS)
-	$(Q)set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
-	$(Q)set -e; for t in smoke overwrite; do \
-		SHARDREC=$(CURDIR)/$(BUILD)/shardrec PROGS=$(CURDIR)/$(BUILD)/progs E2E_ONLY=$$t tests/run-e2e.sh; done
+	$(Q)fail=0; for t in $(UNIT_BINS); do echo "== $$t"; \
+		if $$t; then echo "PASS $$t"; else echo "FAIL $$t"; fail=1; fi; done; \
+	for t in smoke overwrite; do \
+		SHARDREC=$(CURDIR)/$(BUILD)/shardrec PROGS=$(CURDIR)/$(BUILD)/progs E2E_ONLY=$$t \
+			E2E_TAG=$(BUILD): tests/run-e2e.sh || fail=1; done; exit $$fail
 
 # Fuzzing (tests/fuzz/README.md). fuzz-regress, part of check (and of the
 # ASan build in sanitize), replays the seed corpora and every saved crasher
@@ -146,8 +175,9 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/driver.c tests/fuzz/fuzz_util.h $$(FU
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/driver.c $(FUZZ_LIBS_$*) $(call fuzz_ldlibs,$*)
 
 fuzz-regress: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
-	$(Q)set -e; $(foreach t,$(FUZZ_TARGETS),$(BUILD)/fuzz/$t tests/fuzz/corpus/$(call fuzz_seeds,$t) \
-		$$(ls -d tests/fuzz/regress/$(call fuzz_seeds,$t) 2>/dev/null);)
+	$(Q)fail=0; for ts in $(foreach t,$(FUZZ_TARGETS),$t:$(call fuzz_seeds,$t)); do t=$${ts%%:*}; s=$${ts#*:}; \
+		if $(BUILD)/fuzz/$$t tests/fuzz/corpus/$$s $$(ls -d tests/fuzz/regress/$$s 2>/dev/null); \
+		then echo "PASS $(BUILD)/fuzz/$$t"; else echo "FAIL $(BUILD)/fuzz/$$t"; fail=1; fi; done; exit $$fail
 
 fuzz:
 	$(Q)$(MAKE) --no-print-directory BUILD=build-fuzz CC=$(FUZZ_CC) OPT="-O1 -g" \
@@ -167,15 +197,24 @@ fuzz-run: $(FUZZ_TARGETS:%=$(BUILD)/fuzz-lf/%)
 			2>$(BUILD)/fuzz-$$t.log || { fail=1; tail -n 60 $(BUILD)/fuzz-$$t.log; }; \
 		grep -E '^stat::number_of_executed_units|^Done' $(BUILD)/fuzz-$$t.log || true; done; exit $$fail
 
-# Site install for non-root users (README, "Privileges"):
+# Installs the stripped binary, the man pages and the bash completion under
+# DESTDIR + PREFIX (BINDIR, MANDIR, BASHCOMPDIR). Site install for non-root
+# users (README, "Privileges"):
 #   make install PERF_GROUP=perfusers PERF_CAPS=1
 # PERF_GROUP: only that group may run it (root:GROUP, mode 0750).
 # PERF_CAPS=1: file capabilities; setcap last, as any chown/chgrp clears them.
 FILE_CAPS := cap_perfmon,cap_ipc_lock,cap_syslog,cap_sys_nice+ep
-install: shardrec
-	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m $(if $(PERF_GROUP),0750 -g $(PERF_GROUP),0755) shardrec $(DESTDIR)$(PREFIX)/bin/shardrec
-	$(if $(filter 1,$(PERF_CAPS)),setcap $(FILE_CAPS) $(DESTDIR)$(PREFIX)/bin/shardrec)
+install: shardrec man
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR)
+	install -s --strip-program=$(STRIP) -m $(if $(PERF_GROUP),0750 -g $(PERF_GROUP),0755) \
+		shardrec $(DESTDIR)$(BINDIR)/shardrec
+	install -m 0644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 completion/shardrec.bash $(DESTDIR)$(BASHCOMPDIR)/shardrec
+	$(if $(filter 1,$(PERF_CAPS)),setcap $(FILE_CAPS) $(DESTDIR)$(BINDIR)/shardrec)
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/shardrec $(DESTDIR)$(BASHCOMPDIR)/shardrec \
+		$(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN_PAGES)))
 
 format:
 	clang-format -i $(LIB_SRCS) recorder/main.c $(wildcard */*.h recorder/*/*.h) $(UNIT_SRCS)
@@ -183,7 +222,7 @@ format:
 clean:
 	rm -rf build build-asan build-tsan build-fuzz shardrec
 
-.PHONY: all unit e2e check check-layers check-qemu check-slurm bench sanitize sanitize-run install format clean fuzz fuzz-run fuzz-regress
+.PHONY: all man unit e2e check check-parts check-layers check-qemu check-slurm bench sanitize sanitize-run install uninstall format clean fuzz fuzz-run fuzz-regress
 .DELETE_ON_ERROR:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

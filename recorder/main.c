@@ -7,6 +7,7 @@
 #include "recorder/util/log.h"
 #include "recorder/util/progress.h"
 #include "recorder/cli/loss_print.h"
+#include "recorder/events/evcatalog.h"
 #include "recorder/merge/loss.h"
 #include "recorder/merge/merge.h"
 #include "recorder/util/privs.h"
@@ -31,6 +32,8 @@ static const char main_usage[] =
 	"  merge DIR [-o FILE]             merge a kept or killed run's shard directory\n"
 	"  topology [options]              print the writer placement plan\n"
 	"  loss [options] FILE...          data loss of perf.data files (any recorder), --plot PNG\n"
+	"  list [hw|sw|cache|tracepoint|pmu|GLOB]\n"
+	"                                  the events this machine offers, as perf list\n"
 	"  help [COMMAND]                  this text, or COMMAND's options\n"
 	"  version                         print the version\n";
 
@@ -230,7 +233,13 @@ static const char topology_usage[] =
 	"                         [--topology-xml FILE | --synthetic SPEC]\n"
 	"\n"
 	"Print the writer plan (default --threads=auto): groups, CPUs, node, ring\n"
-	"memory per node.\n";
+	"memory per node.\n"
+	"      --threads=SPEC        writer groups, as record --threads (auto, numa,\n"
+	"                            package, l3, core, cpu, N, 0-3/0:4-7/4)\n"
+	"  -C, --cpu LIST            plan for these CPUs only (default: all online)\n"
+	"  -m, --mmap-pages N        ring pages per CPU, for the memory per node\n"
+	"      --topology-xml FILE   plan for an hwloc XML topology (lstopo --of xml)\n"
+	"      --synthetic SPEC      plan for an hwloc synthetic topology\n";
 
 static int cmd_topology(int argc, char **argv)
 {
@@ -266,6 +275,51 @@ static int cmd_topology(int argc, char **argv)
 	return ret;
 }
 
+static const char list_usage[] =
+	"Usage: shardrec list [--raw-dump] [hw|sw|cache|tracepoint|pmu|GLOB]\n"
+	"\n"
+	"List the events this machine offers, as perf list: software, hardware and\n"
+	"hw cache events that open here, tracepoints, each PMU's events (PMU/EVENT/),\n"
+	"and each PMU with its format terms (PMU/TERM=VALUE,.../). A GLOB without\n"
+	"wildcards matches part of a name.\n"
+	"      --raw-dump            bare names, one per line (for shell completion)\n";
+
+static int cmd_list(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"raw-dump", no_argument, NULL, 'r'}, {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *sel = NULL;
+	unsigned kinds = EVCAT_ALL;
+	bool raw = false;
+	int c, n;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'r': raw = true; break;
+		case 'h': fputs(list_usage, stdout); return 0;
+		default: pr_err("list: bad option '%s' (see shardrec list --help)", argv[optind - 1]); return 2;
+		}
+	}
+	if (argc - optind > 1) {
+		pr_err("list: give at most one of hw, sw, cache, tracepoint, pmu or a glob");
+		return 2;
+	}
+	if (optind < argc) {
+		sel = argv[optind];
+		kinds = evcatalog__kinds(sel);
+	}
+	n = evcatalog__fprint(stdout, NULL, kinds ? kinds : EVCAT_ALL, kinds ? NULL : sel, raw);
+	if (n < 0) {
+		pr_err("list: %s", strerror(-n));
+		return 1;
+	}
+	return 0;
+}
+
 /* The usage text of @cmd, NULL for an unknown command. */
 static const char *command_usage(const char *cmd)
 {
@@ -279,6 +333,8 @@ static const char *command_usage(const char *cmd)
 		return loss_usage;
 	if (!strcmp(cmd, "topology"))
 		return topology_usage;
+	if (!strcmp(cmd, "list"))
+		return list_usage;
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "version"))
 		return main_usage;
 	return NULL;
@@ -329,6 +385,8 @@ int main(int argc, char **argv)
 		return cmd_loss(argc - 1, argv + 1);
 	if (!strcmp(cmd, "topology"))
 		return cmd_topology(argc - 1, argv + 1);
+	if (!strcmp(cmd, "list"))
+		return cmd_list(argc - 1, argv + 1);
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
 		printf("shardrec %s\n", SHARDREC_VERSION);
 		return 0;

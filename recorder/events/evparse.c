@@ -227,6 +227,7 @@ static const struct sym syms[] = {
 	{ "emulation-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS },
 	{ "dummy", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY },
 	{ "bpf-output", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_BPF_OUTPUT },
+	{ "cgroup-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CGROUP_SWITCHES },
 };
 
 #define CACHE_ALIASES 5
@@ -670,4 +671,61 @@ size_t list__event_len(const char *s)
 			break;
 	}
 	return p - s;
+}
+
+/* ---- names, for `shardrec list` ---------------------------------------- */
+
+static int symbol__call(evparse_symbol_cb cb, void *arg, const char *name, const char *alias,
+			__u32 type, __u64 config)
+{
+	struct perf_event_attr attr = { .size = sizeof(attr), .type = type, .config = config };
+
+	return cb(name, alias, &attr, arg);
+}
+
+/* perf's __evsel__hw_cache_type_op_res_name(): "L1-dcache-loads", "LLC-store-misses". */
+static int symbol__foreach_cache(evparse_symbol_cb cb, void *arg)
+{
+	char name[96];
+	int t, op, res, ret;
+
+	for (t = 0; t < PERF_COUNT_HW_CACHE_MAX; t++) {
+		for (op = 0; op < PERF_COUNT_HW_CACHE_OP_MAX; op++) {
+			if (!(cache_op_valid[t] & (1U << op)))
+				continue;
+			for (res = 0; res < PERF_COUNT_HW_CACHE_RESULT_MAX; res++) {
+				if (res == PERF_COUNT_HW_CACHE_RESULT_ACCESS)
+					snprintf(name, sizeof(name), "%s-%s", cache_types[t][0],
+						 cache_ops[op][1]);
+				else
+					snprintf(name, sizeof(name), "%s-%s-%s", cache_types[t][0],
+						 cache_ops[op][0], cache_results[res][0]);
+				ret = symbol__call(cb, arg, name, NULL, PERF_TYPE_HW_CACHE,
+						   t | (op << 8) | ((__u64)res << 16));
+				if (ret)
+					return ret;
+			}
+		}
+	}
+	return 0;
+}
+
+int evparse__foreach_symbol(evparse_symbol_cb cb, void *arg)
+{
+	const size_t n = sizeof(syms) / sizeof(syms[0]);
+	const char *alias;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		alias = i + 1 < n && syms[i + 1].type == syms[i].type &&
+				syms[i + 1].config == syms[i].config
+			? syms[i + 1].name
+			: NULL;
+		ret = symbol__call(cb, arg, syms[i].name, alias, syms[i].type, syms[i].config);
+		if (ret)
+			return ret;
+		i += alias != NULL;
+	}
+	return symbol__foreach_cache(cb, arg);
 }

@@ -66,19 +66,25 @@ int bp__event(struct evparse_ctx *ctx, const char *text)
 
 /* ---- tracepoints ------------------------------------------------------- */
 
-/* Sets ctx->tracefs: the caller's root, else the first mounted candidate. */
-static int tracefs__probe(struct evparse_ctx *ctx)
+const char *evparse__tracefs_root(const char *root)
 {
 	static const char *const probe[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
 	char *events;
 	size_t i;
 
-	for (i = 0; !ctx->tracefs && i < sizeof(probe) / sizeof(probe[0]); i++) {
+	for (i = 0; !root && i < sizeof(probe) / sizeof(probe[0]); i++) {
 		events = path__new("%s/events", probe[i]);
 		if (events && path__is_dir(events))
-			ctx->tracefs = probe[i];
+			root = probe[i];
 		free(events);
 	}
+	return root;
+}
+
+/* Sets ctx->tracefs: the caller's root, else the first mounted candidate. */
+static int tracefs__probe(struct evparse_ctx *ctx)
+{
+	ctx->tracefs = evparse__tracefs_root(ctx->tracefs);
 	if (!ctx->tracefs)
 		return ctx__error(ctx, -ENOENT,
 				  "tracefs not found (mount it on /sys/kernel/tracing)");
