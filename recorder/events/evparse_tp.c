@@ -68,17 +68,7 @@ int bp__event(struct evparse_ctx *ctx, const char *text)
 
 const char *evparse__tracefs_root(const char *root)
 {
-	static const char *const probe[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
-	char *events;
-	size_t i;
-
-	for (i = 0; !root && i < sizeof(probe) / sizeof(probe[0]); i++) {
-		events = path__new("%s/events", probe[i]);
-		if (events && path__is_dir(events))
-			root = probe[i];
-		free(events);
-	}
-	return root;
+	return root ? root : tracefs__mountpoint();
 }
 
 /* Sets ctx->tracefs: the caller's root, else the first mounted candidate. */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "recorder/header/tracing_data.h"
+#include "recorder/util/fs.h"
 #include "recorder/perfdata/recbuf.h"
 
 #include <dirent.h>
@@ -285,23 +286,10 @@ static int collect(struct tdata *t, const struct pfile_event *ev, size_t nr)
 	return 0;
 }
 
-static const char *probe_root(void)
-{
-	static const char *const roots[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
-	char path[64];
-
-	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
-		snprintf(path, sizeof(path), "%s/events/header_page", roots[i]);
-		if (!access(path, R_OK))
-			return roots[i];
-	}
-	return NULL;
-}
-
 int tracing_data__feature(struct pfile_featset *fs, const struct pfile_event *ev, size_t nr,
 			  const char *tracefs, char *err, size_t errlen)
 {
-	struct tdata t = {.root = tracefs ? tracefs : probe_root(), .err = err, .errlen = errlen};
+	struct tdata t = {.root = tracefs ? tracefs : tracefs__mountpoint(), .err = err, .errlen = errlen};
 	size_t i;
 	int ret;
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int filename__read_ll(const char *path, long long *v)
 {
@@ -85,4 +86,18 @@ int filename__read_str(const char *path, char **out)
 		*out = NULL;
 	}
 	return ret;
+}
+
+const char *tracefs__mountpoint(void)
+{
+	static const char *const roots[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
+	char path[64];
+	struct stat st;
+
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		snprintf(path, sizeof(path), "%s/events", roots[i]);
+		if (!stat(path, &st) && S_ISDIR(st.st_mode))
+			return roots[i];
+	}
+	return NULL;
 }

@@ -19,5 +19,11 @@ __attribute__((format(printf, 1, 2))) char *filename__read_linef(const char *fmt
  * malloc'ed *@out; an empty file gives "". 0 / -errno (-EIO: read error).
  */
 int filename__read_str(const char *path, char **out);
+/*
+ * Where tracefs is mounted: /sys/kernel/tracing, else the debugfs one (the
+ * first whose events/ is a directory), as perf's tracefs__mountpoint().
+ * NULL when neither is.
+ */
+const char *tracefs__mountpoint(void);
 
 #endif
