@@ -17,10 +17,17 @@ check_perf_file tp.data
 grep -q "^sched:sched_switch$" tp.evlist ||
 	fail "no sched:sched_switch event in the header"
 
-# The shape of a line: "key=" names and separators, values dropped.
+# The shape of a line: its "key=" names and "==>" separators, in order. Values
+# go whatever they hold: another job's task name can have spaces ("opt cgu.04").
 shape() {
 	"$PERF" script -i "$1" -F trace >"$1.trace" 2>/dev/null
-	head -n 200 "$1.trace" | sed -E 's/([A-Za-z0-9_]+)=[^ ]*/\1=/g; s/ +$//' | sort -u
+	head -n 200 "$1.trace" | awk '{
+		out = ""; rest = $0
+		while (match(rest, /[A-Za-z0-9_]+=|==>/)) {
+			out = out (out == "" ? "" : " ") substr(rest, RSTART, RLENGTH)
+			rest = substr(rest, RSTART + RLENGTH)
+		}
+		print out }' | sort -u
 }
 shape ref.data >ref.shape
 shape tp.data >our.shape
