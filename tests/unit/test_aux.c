@@ -258,6 +258,7 @@ struct prod {
 	uint64_t written; /* bytes, read by the test after join */
 	atomic_bool done;
 	bool tail_passed_head;
+	atomic_uint snaps; /* overwrite mode: snapshots the reader has taken */
 };
 
 static void *producer(void *arg)
@@ -370,6 +371,16 @@ static void *producer_ow(void *arg)
 	for (uint64_t c = 0; c < p->chunks; c++) {
 		uint64_t len = 8 * (1 + xorshift(&seed) % (CHUNK_MAX / 8));
 
+		/*
+		 * At each quarter, wait for the reader's next snapshot: on a loaded
+		 * machine the producer could otherwise finish before the reader
+		 * ran at all, and the test would see no interleaving.
+		 */
+		if (c && p->chunks >= 4 && c % (p->chunks / 4) == 0)
+			while (atomic_load_explicit(&p->snaps, memory_order_acquire) <
+			       c / (p->chunks / 4))
+				sched_yield();
+
 		for (uint64_t i = 0; i < len; i += 8)
 			__atomic_store_n((uint64_t *)(s->data + ((head + i) & (AUX_SIZE - 1))),
 					 pat_word(head + i), __ATOMIC_RELAXED);
@@ -394,6 +405,7 @@ static void test_threaded_overwrite(void **state)
 	s.a.snap_size = AUX_SIZE / 2;
 	s.a.guard = CHUNK_MAX; /* no event to disable: a chunk may be mid-write */
 	atomic_init(&p.done, false);
+	atomic_init(&p.snaps, 0);
 	assert_int_equal(pthread_create(&t, NULL, producer_ow, &p), 0);
 	for (bool done = false; !done;) {
 		long n;
@@ -410,6 +422,7 @@ static void test_threaded_overwrite(void **state)
 			prev_end = s.a.head;
 			aux_ring__read_done(&s.a);
 			snaps++;
+			atomic_store_explicit(&p.snaps, (unsigned)snaps, memory_order_release);
 		}
 		usleep(100);
 	}
