@@ -257,17 +257,17 @@ static void test_create(void **state)
 	struct shard s;
 	char err[256];
 
-	assert_int_equal(shard__create(&s, fx->dirfd, 7, 1, SHARD_F_ZSTD), 0);
+	assert_int_equal(shard__create(&s, fx->dirfd, 7, 1, SHARD_F_ZSTD, NULL), 0);
 	assert_int_equal(s.off, SHARD_HEADER_SIZE);
 	assert_int_equal(sizeof(struct shard_file_header), SHARD_HEADER_SIZE);
 	shard__close(&s);
 	shard__close(&s); /* twice is fine */
 	assert_int_equal(file_size(fx->dirfd, "shard.7"), SHARD_HEADER_SIZE);
 	/* O_EXCL: never reuse a shard */
-	assert_int_equal(shard__create(&s, fx->dirfd, 7, 1, 0), -EEXIST);
+	assert_int_equal(shard__create(&s, fx->dirfd, 7, 1, 0, NULL), -EEXIST);
 	/* O_NOFOLLOW */
 	assert_int_equal(symlinkat("/tmp/nonexistent-shard-target", fx->dirfd, "shard.8"), 0);
-	assert_true(shard__create(&s, fx->dirfd, 8, 0, 0) < 0);
+	assert_true(shard__create(&s, fx->dirfd, 8, 0, 0, NULL) < 0);
 
 	assert_int_equal(shard_reader__open(&r, fx->dirfd, "shard.7", err, sizeof(err)), 0);
 	assert_memory_equal(r.hdr.magic, SHARD_MAGIC, 8);
@@ -299,7 +299,7 @@ static void test_round_trip(void **state)
 	char err[256];
 	uint64_t end;
 
-	assert_int_equal(shard__create(&s, fx->dirfd, 0, 0, 0), 0);
+	assert_int_equal(shard__create(&s, fx->dirfd, 0, 0, 0, NULL), 0);
 
 	tpass_init(&tp[0]);
 	tpass_add(&tp[0], 0, 5, cuts_a, 1, false);
@@ -449,7 +449,7 @@ static void test_truncated(void **state)
 	size_t size;
 	char err[256];
 
-	assert_int_equal(shard__create(&s, fx->dirfd, 1, 0, 0), 0);
+	assert_int_equal(shard__create(&s, fx->dirfd, 1, 0, 0, NULL), 0);
 	tpass_init(&tp[0]);
 	tpass_add(&tp[0], 0, 4, NULL, 0, false);
 	assert_int_equal(tpass_write(&s, &tp[0], 10), 0);
@@ -484,7 +484,7 @@ static uint64_t write_two_passes(struct fixture *fx, struct tpass *tp)
 	struct shard s;
 	uint64_t second;
 
-	assert_int_equal(shard__create(&s, fx->dirfd, 2, 0, 0), 0);
+	assert_int_equal(shard__create(&s, fx->dirfd, 2, 0, 0, NULL), 0);
 	tpass_init(&tp[0]);
 	tpass_add(&tp[0], 0, 3, NULL, 0, false);
 	assert_int_equal(tpass_write(&s, &tp[0], 5), 0);
@@ -719,7 +719,7 @@ static void test_write_fsize(void **state)
 	uint64_t nr;
 	int ret;
 
-	assert_int_equal(shard__create(&s, fx->dirfd, 4, 0, 0), 0);
+	assert_int_equal(shard__create(&s, fx->dirfd, 4, 0, 0, NULL), 0);
 	tpass_init(&tp);
 	tpass_add(&tp, 0, 40, NULL, 0, true);
 	tpass_add(&tp, 1, 30, NULL, 0, false);
@@ -754,7 +754,7 @@ static void test_write_badfd(void **state)
 	struct shard s;
 	int ret;
 
-	assert_int_equal(shard__create(&s, fx->dirfd, 5, 0, 0), 0);
+	assert_int_equal(shard__create(&s, fx->dirfd, 5, 0, 0, NULL), 0);
 	close(s.fd);
 	s.fd = openat(fx->dirfd, "shard.5", O_RDONLY);
 	assert_true(s.fd >= 0);
@@ -786,7 +786,7 @@ static void test_write_enospc(void **state)
 	}
 	mfd = open(mnt, O_RDONLY | O_DIRECTORY);
 	assert_true(mfd >= 0);
-	assert_int_equal(shard__create(&s, mfd, 6, 0, 0), 0);
+	assert_int_equal(shard__create(&s, mfd, 6, 0, 0, NULL), 0);
 	tpass_init(&tp);
 	tpass_add(&tp, 0, 100, NULL, 0, true);
 	tpass_add(&tp, 1, 60, NULL, 0, false);
@@ -817,7 +817,7 @@ static void test_write_short(void **state)
 	uint64_t start;
 	char err[256];
 
-	assert_int_equal(shard__create(&s, fx->dirfd, 9, 0, 0), 0);
+	assert_int_equal(shard__create(&s, fx->dirfd, 9, 0, 0, NULL), 0);
 	tpass_init(&tp[0]);
 	tpass_add(&tp[0], 0, 300, NULL, 0, true);
 	tpass_add(&tp[0], 1, 20, cuts, 3, false);
@@ -875,7 +875,7 @@ static void test_zpass(void **state)
 
 	for (size_t i = 0; i < sizeof(blob); i++)
 		blob[i] = i * 3;
-	assert_int_equal(shard__create(&s, fx->dirfd, 10, 0, SHARD_F_ZSTD), 0);
+	assert_int_equal(shard__create(&s, fx->dirfd, 10, 0, SHARD_F_ZSTD, NULL), 0);
 	assert_int_equal(shard__write_zpass(&s, 77, blob, sizeof(blob), 4096), 0);
 	assert_int_equal(shard__write_zpass(&s, 78, blob, 0, 0), 0);
 	shard__close(&s);
