@@ -81,7 +81,7 @@ static int gen_shard(const struct gen *g, int dirfd, unsigned k, uint64_t bytes)
 
 	if (!buf)
 		return ret;
-	ret = shard__create(&s, dirfd, k, 0, 0);
+	ret = shard__create(&s, dirfd, k, 0, 0, NULL);
 	while (!ret && n < total) {
 		size_t cnt = total - n < per_pass ? total - n : per_pass;
 		struct iovec iov[3];

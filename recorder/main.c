@@ -154,15 +154,21 @@ static int cmd_merge(int argc, char **argv)
 	} else {
 		if (err[0])
 			pr_warn("%s", err);
+		/* Said even with -q: the file lacks the end of the recording. */
+		if (st.incomplete)
+			pr_warn("%s: incomplete run (the recorder did not finish: killed, or still "
+				"recording): merged what is there, without the final lost-sample "
+				"counts; %s's cmdline says so", mo.dir, mo.output);
 		if (!quiet)
 			fprintf(stderr,
 				"[ shardrec merge: wrote %.3f MB %s (%llu samples), %llu lost records, "
-				"%llu lost samples, %llu truncated and %llu damaged shards, %.2f s ]\n",
+				"%llu lost samples, %llu truncated and %llu damaged shards%s, %.2f s ]\n",
 				st.bytes_out / 1e6, mo.output, (unsigned long long)st.samples,
 				(unsigned long long)st.lost_records,
 				(unsigned long long)st.lost_samples,
 				(unsigned long long)st.truncated_shards,
-				(unsigned long long)st.damaged_shards, st.seconds);
+				(unsigned long long)st.damaged_shards,
+				st.incomplete ? ", incomplete run" : "", st.seconds);
 	}
 	merge_stats__release(&st);
 	return ret ? 1 : 0;

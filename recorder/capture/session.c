@@ -107,6 +107,7 @@ static int session__writers(struct session *s)
 			.max_size = s->o->max_size,
 			.shard_bytes = &s->shard_bytes,
 			.overwrite = s->evl.backward,
+			.run_id = s->run_id,
 		};
 
 		s->group_rings[g] = calloc(grp->nr_cpus, sizeof(struct ring));
@@ -446,6 +447,7 @@ static void session__release(struct session *s)
 	topo__delete(s->topo);
 	if (s->have_workload)
 		workload__terminate(&s->wl);
+	shard_tail__close(&s->tail);
 	if (s->dirfd >= 0)
 		close(s->dirfd);
 	if (s->sigfd >= 0)
@@ -558,6 +560,8 @@ static int session__setup(struct session *s)
 		ret = session__mkdir(s);
 	if (!ret)
 		ret = session__write_header(s);
+	if (!ret)
+		ret = session__reserve_tail(s);
 	/* Before any writer thread exists: capabilities are per thread. */
 	if (!ret)
 		ret = privs__drop(session__rt_prio(s) ? PRIVS_F(PRIVS_SYS_NICE) : 0, s->err,
@@ -569,7 +573,8 @@ static int session__setup(struct session *s)
 
 int session__record(struct record_opts *o)
 {
-	struct session s = {.o = o, .dirfd = -1, .sigfd = -1, .ctl = {.fd = -1, .ack_fd = -1}};
+	struct session s = {.o = o, .dirfd = -1, .sigfd = -1, .ctl = {.fd = -1, .ack_fd = -1},
+			    .tail = {.fd = -1}};
 	int ret, code = 1;
 
 	ret = session__signals(&s);

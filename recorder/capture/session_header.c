@@ -23,6 +23,11 @@ int session__mkdir(struct session *s)
 	s->dirfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (s->dirfd < 0)
 		return -errno;
+	/* The recording's id: not a secret, only unique (a short read never happens at 16 bytes). */
+	if (getrandom(s->run_id, sizeof(s->run_id), 0) != (ssize_t)sizeof(s->run_id)) {
+		snprintf(s->err, sizeof(s->err), "cannot draw a run id: %s", strerror(errno));
+		return -errno;
+	}
 	return 0;
 }
 
@@ -171,6 +176,9 @@ static int session__features(struct session *s, struct pfile_featset *fs,
 	/* The merge fills in the ratio; the level is only known here. */
 	if (!ret && s->o->zlevel)
 		ret = pfile_feat__compressed(fs, s->o->zlevel, 0, ZPASS_MMAP_LEN);
+	/* shardrec's own: the merge checks it against the shards' and drops it. */
+	if (!ret)
+		ret = pfile_featset__set(fs, SHARD_FEAT_RUN_ID, s->run_id, sizeof(s->run_id));
 	return ret;
 }
 
@@ -219,27 +227,43 @@ out:
 	return ret;
 }
 
-/* Writes @b whole into @name of the shard directory (a new file). 0 / -errno. */
+/* Writes @b whole into @name of the shard directory (a new tail file). 0 / -errno. */
 static int session__write_file(struct session *s, const char *name, const struct recbuf *b)
 {
-	int fd, ret;
+	struct shard_tail t;
+	int ret;
 
-	fd = openat(s->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	ret = pfile__pwrite_full(fd, b->data, b->len, 0);
-	close(fd);
+	ret = shard_tail__create(&t, s->dirfd, name, s->run_id, b->len);
+	if (!ret)
+		ret = shard_tail__finish(&t, b->data, b->len);
+	shard_tail__close(&t);
 	return ret;
 }
 
+/*
+ * tail.raw, before recording starts: its space reserved for every lost
+ * count, so that a disk filled by the shards cannot take them (issue 20).
+ */
+int session__reserve_tail(struct session *s)
+{
+	int ret = shard_tail__create(&s->tail, s->dirfd, "tail.raw", s->run_id,
+				     evlist__lost_bound(&s->evl));
+
+	if (ret)
+		snprintf(s->err, sizeof(s->err), "%s/tail.raw: cannot reserve %zu bytes for the "
+			 "lost counts: %s", s->dir, evlist__lost_bound(&s->evl), strerror(-ret));
+	return ret;
+}
+
+/* The lost counts into tail.raw's reserved space, and the mark of a finished run. */
 int session__write_tail(struct session *s)
 {
 	struct recbuf b = {0};
 	int ret;
 
 	ret = evlist__read_lost(&s->evl, &b, &s->lost_samples);
-	if (!ret && b.len)
-		ret = session__write_file(s, "tail.raw", &b);
+	if (!ret)
+		ret = shard_tail__finish(&s->tail, b.data, b.len);
 	recbuf__release(&b);
 	return ret;
 }

@@ -30,6 +30,7 @@
 #include "recorder/capture/writer.h"
 #include "recorder/capture/writer_report.h"
 #include "recorder/codec/zpass.h"
+#include "recorder/perfdata/shard_tail.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -39,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -61,12 +63,15 @@ struct session {
 	struct control ctl;   /* --control, fds -1 without it */
 	unsigned snapshots;   /* snapshot requests served (SIGUSR2, --control) */
 	uint64_t lost_samples;
+	uint8_t run_id[SHARD_RUN_ID_SIZE]; /* random: header.data, shards and tails carry it */
+	struct shard_tail tail; /* tail.raw, reserved at the start; fd -1 before */
 	bool bad_usage;       /* setup failed on the command line's meaning: exit 2 */
 	char err[1024];
 };
 
 int session__mkdir(struct session *s);
 int session__write_header(struct session *s);
+int session__reserve_tail(struct session *s);
 int session__write_tail(struct session *s);
 int session__write_tail_synth(struct session *s);
 int session__signals(struct session *s);

@@ -49,7 +49,7 @@ struct writer *writer__new(const struct writer_params *p)
 	atomic_init(&w->stop, false);
 	atomic_init(&w->dump_req, 0);
 	err = shard__create(&w->shard, p->dirfd, p->idx, p->group->node,
-			    p->zlevel ? SHARD_F_ZSTD : 0);
+			    p->zlevel ? SHARD_F_ZSTD : 0, p->run_id);
 	if (err)
 		goto out_free;
 	w->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

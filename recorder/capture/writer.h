@@ -42,6 +42,7 @@ struct writer_params {
 	 * paused, never on poll wakeups or idle timeouts.
 	 */
 	bool overwrite;
+	const uint8_t *run_id;          /* the recording's (SHARD_RUN_ID_SIZE bytes), for the shard header */
 };
 
 struct writer_stats {

@@ -517,6 +517,12 @@ static int add_lost(struct evlist *l, struct recbuf *out, uint64_t lost, uint64_
 	return 0;
 }
 
+size_t evlist__lost_bound(const struct evlist *l)
+{
+	return l->nr * l->nr_cpus * l->nr_threads *
+	       (sizeof(struct lost_samples_rec) + l->layout.id_hdr_size);
+}
+
 int evlist__read_lost(struct evlist *l, struct recbuf *out, uint64_t *total)
 {
 	*total = 0;

@@ -66,6 +66,8 @@ void evlist__enable(struct evlist *l);
 void evlist__disable(struct evlist *l);
 /* Appends a LOST_SAMPLES record for every fd whose PERF_FORMAT_LOST count is non-zero. */
 int evlist__read_lost(struct evlist *l, struct recbuf *out, uint64_t *total);
+/* The most bytes evlist__read_lost can append: one record per fd. */
+size_t evlist__lost_bound(const struct evlist *l);
 /*
  * HEADER_GROUP_DESC of @l's groups of more than one event into @fs; leaves
  * @fs alone when there is none, as perf record clears the feature then.

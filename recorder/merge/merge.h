@@ -5,7 +5,11 @@
  * DIR/header.data  a perf.data written before recording: attrs, ids,
  *                  features, and the synthesized records as its data
  * DIR/shard.N      one per writer (recorder/perfdata/shard.h)
- * DIR/tail.raw     optional records for the end (LOST_SAMPLES)
+ * DIR/tail.raw     records for the end (LOST_SAMPLES), reserved when recording
+ *                  starts and marked complete when it ends (perfdata/shard_tail.h);
+ *                  without the mark the run is incomplete, said in merge_stats
+ *                  and as the output's last CMDLINE word
+ * All of them carry one run id: a file of another recording is refused.
  *
  * Output data: header.data's records (time 0, processed as read), then
  * every shard record in global time order with FINISHED_ROUND records,
@@ -61,6 +65,7 @@ struct merge_stats {
 	uint64_t first_time, last_time; /* first and last sample time */
 	uint64_t truncated_shards;
 	uint64_t damaged_shards; /* corrupt passes: with recover, the shard ends there */
+	bool incomplete; /* the recorder did not finish (killed, or still recording) */
 	size_t nr_build_ids;
 	double seconds;
 	uint64_t *samples_per_event; /* malloc'ed, nr_events entries */

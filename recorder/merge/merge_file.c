@@ -116,30 +116,23 @@ static int copy_prologue(struct merger *m)
 }
 
 /*
- * Copies the records of @name, if it exists: tail.raw (lost counts the
- * session wrote after recording, appended) or tail.synth (--overwrite's
+ * Copies the records of tail file @t, if it exists: tail.raw (lost counts
+ * the session wrote after recording, appended) or tail.synth (--overwrite's
  * task records written at the end, placed after the prologue).
  */
-static int copy_file(struct merger *m, const char *name)
+static int copy_file(struct merger *m, const struct shard_tail *t)
 {
-	int fd = pfile__open_input(m->dirfd, name, PFILE_IN_NOFOLLOW);
 	struct pfile_reader r;
 	const struct perf_event_header *h;
 	size_t len;
 	uint64_t off;
-	off_t size;
 	int ret;
 
-	if (fd == -ENOENT)
+	if (t->fd < 0)
 		return 0;
-	if (fd < 0) {
-		snprintf(m->err, m->errlen, "%s/%s: %s", m->o->dir, name, pfile__strerror(fd));
-		return fd;
-	}
-	size = lseek(fd, 0, SEEK_END);
-	ret = pfile_reader__init(&r, fd, 0, size > 0 ? size : 0, 0);
+	ret = pfile_reader__init(&r, t->fd, SHARD_TAIL_HEADER_SIZE, t->hdr.used, 0);
 	if (ret)
-		goto out_close;
+		return ret;
 	while ((ret = pfile_reader__next(&r, &h, &len, &off)) > 0) {
 		ret = merger__emit(m, h, len);
 		if (ret)
@@ -149,8 +142,6 @@ static int copy_file(struct merger *m, const char *name)
 	if (ret == -EINVAL)
 		ret = 0;
 	pfile_reader__release(&r);
-out_close:
-	close(fd);
 	return ret;
 }
 
@@ -212,6 +203,8 @@ static int finish_features(struct merger *m, struct pfile_header *fh)
 		err = finish_compressed(m, fs);
 	if (!err)
 		err = finish_auxtrace(m, fs);
+	if (!err)
+		err = merge_run__features(m, fs);
 	if (!err && m->hits)
 		err = m->o->hits->encode(m->hits, fs, &m->st->nr_build_ids);
 	if (!err)
@@ -232,11 +225,11 @@ static int write_file(struct merger *m)
 	m->ooff = m->data_start;
 	err = copy_prologue(m);
 	if (!err)
-		err = copy_file(m, "tail.synth");
+		err = copy_file(m, &m->tail_synth);
 	if (!err)
 		err = m->frames ? merge_frames(m) : merge_shards(m);
 	if (!err)
-		err = copy_file(m, "tail.raw");
+		err = copy_file(m, &m->tail_raw);
 	if (!err)
 		err = merger__out_flush(m);
 	if (err)
@@ -325,6 +318,7 @@ static void merger_release(struct merger *m)
 	free(m->obuf);
 	if (m->hits)
 		m->o->hits->delete(m->hits);
+	merge_run__release(m);
 	pfile__close(&m->hdr);
 	if (m->dirfd >= 0)
 		close(m->dirfd);
@@ -352,6 +346,8 @@ static int merger_init(struct merger *m)
 	err = open_header(m);
 	if (!err)
 		err = open_shards(m);
+	if (!err)
+		err = merge_run__check(m);
 	if (err)
 		return err;
 	m->obuf = malloc(OUT_BUF_SIZE);
@@ -372,7 +368,8 @@ static int merger_init(struct merger *m)
 
 int merge__run(const struct merge_opts *o, struct merge_stats *st, char *err, size_t errlen)
 {
-	struct merger m = {.o = o, .st = st, .err = err, .errlen = errlen, .dirfd = -1, .out_fd = -1};
+	struct merger m = {.o = o, .st = st, .err = err, .errlen = errlen, .dirfd = -1, .out_fd = -1,
+			   .tail_raw = {.fd = -1}, .tail_synth = {.fd = -1}};
 	char tmp[4096];
 	double t0 = clock__now_s();
 	int ret;

@@ -12,6 +12,7 @@
 #include "recorder/perfdata/recbuf.h"
 #include "recorder/perfdata/pheap.h"
 #include "recorder/perfdata/shard.h"
+#include "recorder/perfdata/shard_tail.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -80,6 +81,8 @@ struct merger {
 	size_t nr_auxidx, cap_auxidx;
 	void *hits; /* o->hits's tracker, NULL without build ids */
 	uint64_t in_total, next_progress;
+	uint8_t run_id[SHARD_RUN_ID_SIZE]; /* header.data's */
+	struct shard_tail tail_raw, tail_synth; /* fd -1 when absent */
 	char *err;
 	size_t errlen;
 };
@@ -103,5 +106,14 @@ void merger__progress(struct merger *m, uint64_t done);
 void shard_done(struct merger *m);
 int merge_frames(struct merger *m);
 int merge_shards(struct merger *m);
+/*
+ * merge_run.c: checks every shard's and tail file's run id against
+ * header.data's (-EXDEV naming the stranger) and opens the tails; sets
+ * st->incomplete when tail.raw lacks the recorder's final mark.
+ */
+int merge_run__check(struct merger *m);
+/* Drops the run id feature; an incomplete run's CMDLINE says so. */
+int merge_run__features(struct merger *m, struct pfile_featset *fs);
+void merge_run__release(struct merger *m);
 
 #endif

@@ -147,6 +147,8 @@ int pfile_feat__string(struct pfile_featset *fs, int feat, const char *s); /* HO
 int pfile_feat__nrcpus(struct pfile_featset *fs, uint32_t nr_avail, uint32_t nr_online);
 int pfile_feat__total_mem(struct pfile_featset *fs, uint64_t kb);
 int pfile_feat__cmdline(struct pfile_featset *fs, int argc, char *const argv[]);
+/* Adds @arg as CMDLINE's last word; a missing or malformed CMDLINE becomes @arg alone. */
+int pfile_feat__cmdline_append(struct pfile_featset *fs, const char *arg);
 int pfile_feat__event_desc(struct pfile_featset *fs, const struct pfile_event *ev, size_t nr);
 int pfile_feat__sample_time(struct pfile_featset *fs, uint64_t first, uint64_t last);
 int pfile_feat__clockid(struct pfile_featset *fs, uint64_t res_ns);

@@ -196,6 +196,42 @@ int pfile_feat__cmdline(struct pfile_featset *fs, int argc, char *const argv[])
 	return fbuf__commit(&b, fs, PFILE_FEAT_CMDLINE);
 }
 
+/* Length of @fs's CMDLINE entries after the count, if well formed; else -EINVAL. */
+static long cmdline__entries_len(const struct pfile_featset *fs, uint32_t *nr)
+{
+	const unsigned char *p = fs->sec[PFILE_FEAT_CMDLINE].data;
+	size_t size = fs->sec[PFILE_FEAT_CMDLINE].size, pos = sizeof(*nr);
+	uint32_t len;
+
+	if (!p || size < sizeof(*nr))
+		return -EINVAL;
+	memcpy(nr, p, sizeof(*nr));
+	for (uint32_t i = 0; i < *nr; i++) {
+		if (size - pos < sizeof(len))
+			return -EINVAL;
+		memcpy(&len, p + pos, sizeof(len));
+		pos += sizeof(len);
+		if (len > size - pos)
+			return -EINVAL;
+		pos += len;
+	}
+	return pos - sizeof(*nr);
+}
+
+int pfile_feat__cmdline_append(struct pfile_featset *fs, const char *arg)
+{
+	struct fbuf b = {0};
+	uint32_t nr;
+	long len = cmdline__entries_len(fs, &nr);
+
+	if (len < 0)
+		return pfile_feat__cmdline(fs, 1, (char *const[]){(char *)arg});
+	fbuf__u32(&b, nr + 1);
+	fbuf__put(&b, (unsigned char *)fs->sec[PFILE_FEAT_CMDLINE].data + sizeof(nr), len);
+	fbuf__string(&b, arg);
+	return fbuf__commit(&b, fs, PFILE_FEAT_CMDLINE);
+}
+
 /*
  * One EVENT_DESC entry. perf's read_event_desc() stops at the first attr
  * whose size is 0, so attr.size must be set; it is PFILE_ATTR_SIZE like the

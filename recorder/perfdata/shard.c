@@ -13,7 +13,10 @@
 /* A pass is at most the sum of a writer's rings; reject absurd sizes from corrupt files. */
 #define SHARD_PASS_MAX (1ULL << 32)
 
-int shard__create(struct shard *s, int dirfd, unsigned idx, int node, uint32_t flags)
+_Static_assert(sizeof(struct shard_file_header) == SHARD_HEADER_SIZE, "shard header layout");
+
+int shard__create(struct shard *s, int dirfd, unsigned idx, int node, uint32_t flags,
+		  const uint8_t *run_id)
 {
 	struct shard_file_header h = {
 		.version = SHARD_VERSION, .writer = idx, .node = node, .flags = flags,
@@ -27,6 +30,8 @@ int shard__create(struct shard *s, int dirfd, unsigned idx, int node, uint32_t f
 	if (s->fd < 0)
 		return -errno;
 	memcpy(h.magic, SHARD_MAGIC, 8);
+	if (run_id)
+		memcpy(h.run_id, run_id, SHARD_RUN_ID_SIZE);
 	n = pwrite(s->fd, &h, sizeof(h), 0);
 	if (n != (ssize_t)sizeof(h)) {
 		int err = n < 0 ? -errno : -ENOSPC;
@@ -128,6 +133,13 @@ void shard__close(struct shard *s)
 	s->fd = -1;
 }
 
+char *shard__run_id_str(const uint8_t *id, char *buf)
+{
+	for (size_t i = 0; i < SHARD_RUN_ID_SIZE; i++)
+		snprintf(buf + 2 * i, 3, "%02x", id[i]);
+	return buf;
+}
+
 int shard_reader__open(struct shard_reader *r, int dirfd, const char *name, char *err,
 		       size_t errlen)
 {
@@ -147,8 +159,14 @@ int shard_reader__open(struct shard_reader *r, int dirfd, const char *name, char
 	size = lseek(r->fd, 0, SEEK_END);
 	if (size < SHARD_HEADER_SIZE ||
 	    pread(r->fd, &r->hdr, sizeof(r->hdr), 0) != (ssize_t)sizeof(r->hdr) ||
-	    memcmp(r->hdr.magic, SHARD_MAGIC, 8) || r->hdr.version != SHARD_VERSION) {
+	    memcmp(r->hdr.magic, SHARD_MAGIC, 8)) {
 		snprintf(err, errlen, "%s: not a shardrec shard (bad header)", name);
+		shard_reader__close(r);
+		return -EBADMSG;
+	}
+	if (r->hdr.version != SHARD_VERSION) {
+		snprintf(err, errlen, "%s: shard format %u, this shardrec reads format %u only",
+			 name, r->hdr.version, SHARD_VERSION);
 		shard_reader__close(r);
 		return -EBADMSG;
 	}

@@ -34,8 +34,18 @@
 #include <sys/uio.h>
 
 #define SHARD_MAGIC "SHRDSHD1"
-#define SHARD_VERSION 1
+#define SHARD_VERSION 2 /* 2: the run id */
 #define SHARD_HEADER_SIZE 64
+
+/*
+ * One recording's id, random, drawn when it starts: in every shard's
+ * header, in the tail files (shard_tail.h) and in header.data as the
+ * private feature SHARD_FEAT_RUN_ID (a bit perf does not define; the merge
+ * drops it from its output). The merge refuses files whose id differs
+ * from header.data's: they come from another recording.
+ */
+#define SHARD_RUN_ID_SIZE 16
+#define SHARD_FEAT_RUN_ID 255
 
 /* Private record types: above every perf type, never copied to perf.data. */
 enum shard_rec_type {
@@ -57,7 +67,8 @@ struct shard_file_header {
 	uint32_t writer;
 	int32_t node;
 	uint32_t flags;
-	uint64_t reserved[5];
+	uint8_t run_id[SHARD_RUN_ID_SIZE];
+	uint64_t reserved[3];
 };
 
 struct shard_pass_rec {
@@ -86,9 +97,10 @@ struct shard {
 
 /*
  * Creates shard "shard.<idx>" in @dirfd (O_EXCL, O_NOFOLLOW) and writes its
- * file header. 0 / -errno.
+ * file header with @run_id (SHARD_RUN_ID_SIZE bytes; NULL: all zero). 0 / -errno.
  */
-int shard__create(struct shard *s, int dirfd, unsigned idx, int node, uint32_t flags);
+int shard__create(struct shard *s, int dirfd, unsigned idx, int node, uint32_t flags,
+		  const uint8_t *run_id);
 /*
  * Writes one pass: @iov[0] is filled here with the PASS record, @iov[1..]
  * are the pass's CHUNK headers and ring bytes (@payload bytes in all).
@@ -106,6 +118,9 @@ int shard__write_zpass(struct shard *s, uint64_t wtime, const void *buf, size_t 
 /* Fills a CHUNK header for @len ring bytes of @cpu. */
 void shard_chunk__init(struct shard_chunk_rec *c, uint32_t cpu, uint64_t len);
 void shard__close(struct shard *s);
+
+/* @id as 2 * SHARD_RUN_ID_SIZE hex digits in @buf (at least 33 bytes); returns @buf. */
+char *shard__run_id_str(const uint8_t *id, char *buf);
 
 /* ---- reading ---- */
 

@@ -17,6 +17,7 @@
 #include "recorder/merge/merge.h"
 #include "recorder/perfdata/pfile.h"
 #include "recorder/perfdata/shard.h"
+#include "recorder/perfdata/shard_tail.h"
 #include "unit_util.h"
 
 #include <errno.h>
@@ -342,7 +343,7 @@ static void write_shard(struct scen *sc, int s)
 	data[1] = malloc(cap);
 	assert_non_null(data[0]);
 	assert_non_null(data[1]);
-	assert_int_equal(shard__create(&sh, sc->dirfd, s, 0, 0), 0);
+	assert_int_equal(shard__create(&sh, sc->dirfd, s, 0, 0, NULL), 0);
 	for (int k = 0; k < sc->nr_passes; k++) {
 		struct iovec iov[8];
 		uint64_t payload = 0;
@@ -376,11 +377,11 @@ static void write_shard(struct scen *sc, int s)
 
 static void write_tail(struct scen *sc)
 {
-	int fd = openat(sc->dirfd, "tail.raw", O_WRONLY | O_CREAT | O_EXCL, 0600);
+	struct shard_tail t;
 
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, sc->tail, sc->tail_len), (ssize_t)sc->tail_len);
-	close(fd);
+	assert_int_equal(shard_tail__create(&t, sc->dirfd, "tail.raw", NULL, sc->tail_len), 0);
+	assert_int_equal(shard_tail__finish(&t, sc->tail, sc->tail_len), 0);
+	shard_tail__close(&t);
 }
 
 static void write_dir(struct scen *sc)
@@ -718,7 +719,7 @@ static void test_idle_shard(void **state)
 	sc->idle_shard = 1;
 	gen(sc, 3, 6, 4);
 	write_dir(sc);
-	assert_int_equal(shard__create(&sh, sc->dirfd, 3, 0, 0), 0);
+	assert_int_equal(shard__create(&sh, sc->dirfd, 3, 0, 0, NULL), 0);
 	shard__close(&sh);
 	if (run_merge(sc, false, false, 1000, &st, err, sizeof(err)))
 		fail_msg("merge: %s", err);

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "recorder/perfdata/shard.h"
+#include "recorder/perfdata/shard_tail.h"
 #include "recorder/perfdata/pfile.h"
 #include "unit_util.h"
 
@@ -257,17 +258,17 @@ static void test_create(void **state)
 	struct shard s;
 	char err[256];
 
-	assert_int_equal(shard__create(&s, fx->dirfd, 7, 1, SHARD_F_ZSTD), 0);
+	assert_int_equal(shard__create(&s, fx->dirfd, 7, 1, SHARD_F_ZSTD, NULL), 0);
 	assert_int_equal(s.off, SHARD_HEADER_SIZE);
 	assert_int_equal(sizeof(struct shard_file_header), SHARD_HEADER_SIZE);
 	shard__close(&s);
 	shard__close(&s); /* twice is fine */
 	assert_int_equal(file_size(fx->dirfd, "shard.7"), SHARD_HEADER_SIZE);
 	/* O_EXCL: never reuse a shard */
-	assert_int_equal(shard__create(&s, fx->dirfd, 7, 1, 0), -EEXIST);
+	assert_int_equal(shard__create(&s, fx->dirfd, 7, 1, 0, NULL), -EEXIST);
 	/* O_NOFOLLOW */
 	assert_int_equal(symlinkat("/tmp/nonexistent-shard-target", fx->dirfd, "shard.8"), 0);
-	assert_true(shard__create(&s, fx->dirfd, 8, 0, 0) < 0);
+	assert_true(shard__create(&s, fx->dirfd, 8, 0, 0, NULL) < 0);
 
 	assert_int_equal(shard_reader__open(&r, fx->dirfd, "shard.7", err, sizeof(err)), 0);
 	assert_memory_equal(r.hdr.magic, SHARD_MAGIC, 8);
@@ -299,7 +300,7 @@ static void test_round_trip(void **state)
 	char err[256];
 	uint64_t end;
 
-	assert_int_equal(shard__create(&s, fx->dirfd, 0, 0, 0), 0);
+	assert_int_equal(shard__create(&s, fx->dirfd, 0, 0, 0, NULL), 0);
 
 	tpass_init(&tp[0]);
 	tpass_add(&tp[0], 0, 5, cuts_a, 1, false);
@@ -449,7 +450,7 @@ static void test_truncated(void **state)
 	size_t size;
 	char err[256];
 
-	assert_int_equal(shard__create(&s, fx->dirfd, 1, 0, 0), 0);
+	assert_int_equal(shard__create(&s, fx->dirfd, 1, 0, 0, NULL), 0);
 	tpass_init(&tp[0]);
 	tpass_add(&tp[0], 0, 4, NULL, 0, false);
 	assert_int_equal(tpass_write(&s, &tp[0], 10), 0);
@@ -484,7 +485,7 @@ static uint64_t write_two_passes(struct fixture *fx, struct tpass *tp)
 	struct shard s;
 	uint64_t second;
 
-	assert_int_equal(shard__create(&s, fx->dirfd, 2, 0, 0), 0);
+	assert_int_equal(shard__create(&s, fx->dirfd, 2, 0, 0, NULL), 0);
 	tpass_init(&tp[0]);
 	tpass_add(&tp[0], 0, 3, NULL, 0, false);
 	assert_int_equal(tpass_write(&s, &tp[0], 5), 0);
@@ -719,7 +720,7 @@ static void test_write_fsize(void **state)
 	uint64_t nr;
 	int ret;
 
-	assert_int_equal(shard__create(&s, fx->dirfd, 4, 0, 0), 0);
+	assert_int_equal(shard__create(&s, fx->dirfd, 4, 0, 0, NULL), 0);
 	tpass_init(&tp);
 	tpass_add(&tp, 0, 40, NULL, 0, true);
 	tpass_add(&tp, 1, 30, NULL, 0, false);
@@ -754,7 +755,7 @@ static void test_write_badfd(void **state)
 	struct shard s;
 	int ret;
 
-	assert_int_equal(shard__create(&s, fx->dirfd, 5, 0, 0), 0);
+	assert_int_equal(shard__create(&s, fx->dirfd, 5, 0, 0, NULL), 0);
 	close(s.fd);
 	s.fd = openat(fx->dirfd, "shard.5", O_RDONLY);
 	assert_true(s.fd >= 0);
@@ -786,7 +787,7 @@ static void test_write_enospc(void **state)
 	}
 	mfd = open(mnt, O_RDONLY | O_DIRECTORY);
 	assert_true(mfd >= 0);
-	assert_int_equal(shard__create(&s, mfd, 6, 0, 0), 0);
+	assert_int_equal(shard__create(&s, mfd, 6, 0, 0, NULL), 0);
 	tpass_init(&tp);
 	tpass_add(&tp, 0, 100, NULL, 0, true);
 	tpass_add(&tp, 1, 60, NULL, 0, false);
@@ -817,7 +818,7 @@ static void test_write_short(void **state)
 	uint64_t start;
 	char err[256];
 
-	assert_int_equal(shard__create(&s, fx->dirfd, 9, 0, 0), 0);
+	assert_int_equal(shard__create(&s, fx->dirfd, 9, 0, 0, NULL), 0);
 	tpass_init(&tp[0]);
 	tpass_add(&tp[0], 0, 300, NULL, 0, true);
 	tpass_add(&tp[0], 1, 20, cuts, 3, false);
@@ -875,7 +876,7 @@ static void test_zpass(void **state)
 
 	for (size_t i = 0; i < sizeof(blob); i++)
 		blob[i] = i * 3;
-	assert_int_equal(shard__create(&s, fx->dirfd, 10, 0, SHARD_F_ZSTD), 0);
+	assert_int_equal(shard__create(&s, fx->dirfd, 10, 0, SHARD_F_ZSTD, NULL), 0);
 	assert_int_equal(shard__write_zpass(&s, 77, blob, sizeof(blob), 4096), 0);
 	assert_int_equal(shard__write_zpass(&s, 78, blob, 0, 0), 0);
 	shard__close(&s);
@@ -898,10 +899,96 @@ static void test_zpass(void **state)
 	shard_reader__close(&r);
 }
 
+/* The run id goes into the header and comes back; zero without one; format 1 is named. */
+static void test_run_id(void **state)
+{
+	static const uint8_t id[SHARD_RUN_ID_SIZE] = {0xde, 0xad, 1, 2, 3, 4, 5, 6,
+						      7, 8, 9, 10, 11, 12, 13, 0xff};
+	static const uint8_t zero[SHARD_RUN_ID_SIZE];
+	struct fixture *fx = *state;
+	struct shard_reader r;
+	struct shard s;
+	char err[256], hex[2 * SHARD_RUN_ID_SIZE + 1];
+	unsigned char *orig;
+	uint32_t v1 = 1;
+	size_t size;
+
+	assert_int_equal(shard__create(&s, fx->dirfd, 3, 0, 0, id), 0);
+	shard__close(&s);
+	assert_int_equal(shard__create(&s, fx->dirfd, 4, 0, 0, NULL), 0);
+	shard__close(&s);
+	assert_int_equal(shard_reader__open(&r, fx->dirfd, "shard.3", err, sizeof(err)), 0);
+	assert_memory_equal(r.hdr.run_id, id, SHARD_RUN_ID_SIZE);
+	assert_string_equal(shard__run_id_str(r.hdr.run_id, hex), "dead0102030405060708090a0b0c0dff");
+	shard_reader__close(&r);
+	assert_int_equal(shard_reader__open(&r, fx->dirfd, "shard.4", err, sizeof(err)), 0);
+	assert_memory_equal(r.hdr.run_id, zero, SHARD_RUN_ID_SIZE);
+	shard_reader__close(&r);
+	/* A format 1 shard (no run id) is refused, saying which format it is. */
+	orig = get_file(fx->dirfd, "shard.3", &size);
+	make_bad(fx, orig, size, offsetof(struct shard_file_header, version), &v1, sizeof(v1));
+	assert_int_equal(shard_reader__open(&r, fx->dirfd, "shard.bad", err, sizeof(err)),
+			 -EBADMSG);
+	assert_non_null(strstr(err, "shard format 1"));
+	free(orig);
+}
+
+/* tail.raw: reserved when created, not complete until finished, records read back. */
+static void test_tail(void **state)
+{
+	static const uint8_t id[SHARD_RUN_ID_SIZE] = {9, 8, 7};
+	const unsigned char recs[48] = {1, 2, 3};
+	struct fixture *fx = *state;
+	struct shard_tail t, r;
+	char err[256];
+	struct stat st;
+
+	assert_int_equal(shard_tail__create(&t, fx->dirfd, "tail.raw", id, 96), 0);
+	assert_int_equal(fstatat(fx->dirfd, "tail.raw", &st, 0), 0);
+	assert_int_equal(st.st_size, SHARD_TAIL_HEADER_SIZE + 96);
+	/* Not finished: a killed recorder's tail. */
+	assert_int_equal(shard_tail__open(&r, fx->dirfd, "tail.raw", err, sizeof(err)), 0);
+	assert_memory_equal(r.hdr.run_id, id, SHARD_RUN_ID_SIZE);
+	assert_int_equal(r.hdr.flags & SHARD_TAIL_F_COMPLETE, 0);
+	assert_int_equal(r.hdr.used, 0);
+	assert_int_equal(r.hdr.cap, 96);
+	shard_tail__close(&r);
+	assert_int_equal(shard_tail__finish(&t, recs, 200), -E2BIG);
+	assert_int_equal(shard_tail__finish(&t, recs, sizeof(recs)), 0);
+	shard_tail__close(&t);
+	shard_tail__close(&t); /* twice is fine */
+	assert_int_equal(shard_tail__open(&r, fx->dirfd, "tail.raw", err, sizeof(err)), 0);
+	assert_int_equal(r.hdr.flags & SHARD_TAIL_F_COMPLETE, SHARD_TAIL_F_COMPLETE);
+	assert_int_equal(r.hdr.used, sizeof(recs));
+	{
+		unsigned char back[48];
+
+		assert_int_equal(pread(r.fd, back, sizeof(back), SHARD_TAIL_HEADER_SIZE),
+				 (ssize_t)sizeof(back));
+		assert_memory_equal(back, recs, sizeof(recs));
+	}
+	shard_tail__close(&r);
+	/* O_EXCL; absent is -ENOENT without a message; a shard is not a tail. */
+	assert_int_equal(shard_tail__create(&t, fx->dirfd, "tail.raw", id, 0), -EEXIST);
+	err[0] = 0;
+	assert_int_equal(shard_tail__open(&r, fx->dirfd, "tail.none", err, sizeof(err)), -ENOENT);
+	assert_string_equal(err, "");
+	{
+		struct shard s;
+
+		assert_int_equal(shard__create(&s, fx->dirfd, 5, 0, 0, id), 0);
+		shard__close(&s);
+	}
+	assert_int_equal(shard_tail__open(&r, fx->dirfd, "shard.5", err, sizeof(err)), -EBADMSG);
+	assert_non_null(strstr(err, "not a shardrec tail file"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_create, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_run_id, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_tail, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_corrupt_pass, setup, teardown),
