@@ -60,7 +60,10 @@ struct merge_stats {
 	uint64_t rounds;
 	uint64_t first_time, last_time; /* first and last sample time */
 	uint64_t truncated_shards;
-	uint64_t damaged_shards; /* corrupt passes: with recover, the shard ends there */
+	uint64_t damaged_shards; /* shards with a corrupt pass or a damaged record */
+	/* --recover: passes dropped for a record perf would reject; header.data and
+	 * tail records, and header.data features, dropped likewise */
+	uint64_t dropped_passes, dropped_records, dropped_features;
 	size_t nr_build_ids;
 	double seconds;
 	uint64_t *samples_per_event; /* malloc'ed, nr_events entries */

@@ -104,8 +104,10 @@ static int copy_prologue(struct merger *m)
 	if (ret)
 		return ret;
 	while ((ret = pfile_reader__next(&r, &h, &len, &off)) > 0) {
-		ret = merger__emit(m, h, len);
-		if (ret)
+		ret = merger__check_file_rec(m, "header.data", h, len, off);
+		if (ret < 0)
+			break;
+		if (!ret && (ret = merger__emit(m, h, len)))
 			break;
 	}
 	if (ret < 0 && !m->err[0])
@@ -141,8 +143,10 @@ static int copy_file(struct merger *m, const char *name)
 	if (ret)
 		goto out_close;
 	while ((ret = pfile_reader__next(&r, &h, &len, &off)) > 0) {
-		ret = merger__emit(m, h, len);
-		if (ret)
+		ret = merger__check_file_rec(m, name, h, len, off);
+		if (ret < 0)
+			break;
+		if (!ret && (ret = merger__emit(m, h, len)))
 			break;
 	}
 	/* A kill can cut the file: whole records are kept, the rest dropped. */
@@ -250,6 +254,37 @@ static int write_file(struct merger *m)
 	return err;
 }
 
+/*
+ * What the output takes from header.data besides records: the attrs (no
+ * recovery: without them nothing parses) and the feature sections copied
+ * as they are (HEADER_AUXTRACE is rebuilt; a damaged one is dropped with
+ * --recover).
+ */
+static int check_header(struct merger *m, const char *path)
+{
+	const char *why;
+	int feat;
+
+	if (!pfile_check__events(&m->hdr, &why)) {
+		snprintf(m->err, m->errlen, "%s: damaged attrs (%s): nothing to merge", path, why);
+		return -EINVAL;
+	}
+	for (feat = 0; feat < PFILE_FEAT_BITS; feat++) {
+		const struct pfile_featset *fs = &m->hdr.feats;
+
+		if (feat == PFILE_FEAT_AUXTRACE || !pfile_featset__has(fs, feat) ||
+		    pfile_check__feature(&m->hdr, feat, fs->sec[feat].data, fs->sec[feat].size, &why))
+			continue;
+		snprintf(m->err, m->errlen, "%s: damaged feature section %d (%s): %s", path, feat, why,
+			 m->o->recover ? "dropped it" : "run with --recover to drop it");
+		if (!m->o->recover)
+			return -EBADMSG;
+		pfile_featset__unset(&m->hdr.feats, feat);
+		m->st->dropped_features++;
+	}
+	return pfile_check__init(&m->chk, &m->hdr);
+}
+
 static int open_header(struct merger *m)
 {
 	char path[4096];
@@ -277,6 +312,9 @@ static int open_header(struct merger *m)
 		snprintf(m->err, m->errlen, "%s: no events", path);
 		return -EINVAL;
 	}
+	err = check_header(m, path);
+	if (err)
+		return err;
 	pfile_idlayout__init(&m->layout, m->hdr.events[0].attr.sample_type,
 			     m->hdr.events[0].attr.sample_id_all);
 	m->st->nr_events = m->hdr.nr_events;
@@ -325,6 +363,7 @@ static void merger_release(struct merger *m)
 	free(m->obuf);
 	if (m->hits)
 		m->o->hits->delete(m->hits);
+	pfile_check__release(&m->chk);
 	pfile__close(&m->hdr);
 	if (m->dirfd >= 0)
 		close(m->dirfd);
