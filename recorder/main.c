@@ -162,13 +162,20 @@ static int cmd_merge(int argc, char **argv)
 		if (!quiet)
 			fprintf(stderr,
 				"[ shardrec merge: wrote %.3f MB %s (%llu samples), %llu lost records, "
-				"%llu lost samples, %llu truncated and %llu damaged shards%s, %.2f s ]\n",
+				"%llu lost samples, %llu truncated and %llu damaged shards, "
+				"%llu dropped passes%s, %.2f s ]\n",
 				st.bytes_out / 1e6, mo.output, (unsigned long long)st.samples,
 				(unsigned long long)st.lost_records,
 				(unsigned long long)st.lost_samples,
 				(unsigned long long)st.truncated_shards,
 				(unsigned long long)st.damaged_shards,
+				(unsigned long long)st.dropped_passes,
 				st.incomplete ? ", incomplete run" : "", st.seconds);
+		if (!quiet && (st.dropped_records || st.dropped_features))
+			pr_warn("merge --recover dropped %llu damaged records of header.data and the "
+				"tail files and %llu damaged feature sections",
+				(unsigned long long)st.dropped_records,
+				(unsigned long long)st.dropped_features);
 	}
 	merge_stats__release(&st);
 	return ret ? 1 : 0;

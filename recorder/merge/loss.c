@@ -41,6 +41,11 @@ struct loss_ctx {
 	const struct merge_decoder *ops; /* NULL: COMPRESSED records fail */
 	void *dec; /* the current file's zstd stream */
 	struct recbuf points; /* struct loss_point each, for st->points */
+	struct pfile_check chk; /* records perf would reject fail the analysis */
+	const char *why;	/* the damaged record's, when on_record returns -EBADMSG */
+	unsigned bad_type;
+	bool bad_inner;		/* it was inside a COMPRESSED record */
+	bool inner;		/* on_record is called for a COMPRESSED record's contents */
 };
 
 /* ---- per-record fields ---- */
@@ -248,14 +253,24 @@ static int on_kernel_record(struct loss_ctx *c, const struct perf_event_header *
 static int on_record(const struct perf_event_header *h, void *arg)
 {
 	struct loss_ctx *c = arg;
+	int ret;
 
+	/* Not counted as fine: a record perf rejects, or whose id is no event's. */
+	if (pfile_check__record(&c->chk, h, pfile__rec_len(h), &c->why) != PFILE_CHECK_OK) {
+		c->bad_type = h->type;
+		c->bad_inner = c->inner;
+		return -EBADMSG;
+	}
 	if (h->type == PFILE_REC_COMPRESSED) {
 		if (!c->ops)
 			return -ENOTSUP;
 		if (!c->dec && !(c->dec = c->ops->new()))
 			return -ENOMEM;
 		c->st->compressed++;
-		return c->ops->stream_feed(c->dec, h + 1, h->size - sizeof(*h), on_record, c);
+		c->inner = true;
+		ret = c->ops->stream_feed(c->dec, h + 1, h->size - sizeof(*h), on_record, c);
+		c->inner = false;
+		return ret;
 	}
 	c->st->records++;
 	c->st->data_bytes += h->size;
@@ -288,7 +303,11 @@ static int loss__file_range(struct loss_ctx *c, int fd, uint64_t start, uint64_t
 	}
 	if (bad == UINT64_MAX)
 		bad = r.pos; /* the reader stops at a malformed record */
-	if (ret == -EINVAL)
+	if (ret == -EBADMSG && c->why)
+		snprintf(err, errlen, "%s: damaged record at offset %llu (%stype %u, %s)", name,
+			 (unsigned long long)bad, c->bad_inner ? "inside this COMPRESSED record, " : "",
+			 c->bad_type, c->why ? c->why : "?");
+	else if (ret == -EINVAL || ret == -EBADMSG)
 		snprintf(err, errlen, "%s: malformed or corrupt record at offset %llu", name,
 			 (unsigned long long)bad);
 	else if (ret < 0)
@@ -375,6 +394,7 @@ static int loss__dir_files(struct loss_ctx *c, const char *dir, char *err, size_
 
 static void loss_ctx__release(struct loss_ctx *c)
 {
+	pfile_check__release(&c->chk);
 	pfile__close(&c->pf);
 	if (c->dec)
 		c->ops->delete(c->dec);
@@ -405,7 +425,15 @@ int loss__analyze(const char *path, const struct merge_decoder *dec, struct loss
 	ret = pfile__open(&c.pf, hdr, err, errlen);
 	if (ret)
 		return ret;
-	ret = loss__events(&c);
+	if (!pfile_check__events(&c.pf, &c.why)) {
+		snprintf(err, errlen, "%s: damaged attrs (%s)", hdr, c.why);
+		ret = -EINVAL;
+		goto out;
+	}
+	c.why = NULL;
+	ret = pfile_check__init(&c.chk, &c.pf);
+	if (!ret)
+		ret = loss__events(&c);
 	if (!ret)
 		ret = loss__file_range(&c, c.pf.fd, c.pf.hdr.data.offset, c.pf.hdr.data.size, hdr,
 				       err, errlen);
@@ -418,6 +446,7 @@ int loss__analyze(const char *path, const struct merge_decoder *dec, struct loss
 		st->nr_points = c.points.len / sizeof(*st->points);
 		c.points = (struct recbuf){0};
 	}
+out:
 	if (ret && !err[0])
 		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
 	loss_ctx__release(&c);

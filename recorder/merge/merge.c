@@ -170,6 +170,74 @@ static int idmap_find(const struct merger *m, uint64_t id)
 	return -1;
 }
 
+/* ---- checking what is written ---- */
+
+/* How a damaged record's message ends: what --recover does, or did, with it. */
+static const char *drop_note(const struct merger *m, bool pass)
+{
+	if (m->o->recover)
+		return pass ? "dropped its pass" : "dropped it";
+	return pass ? "run with --recover to drop its pass" : "run with --recover to drop it";
+}
+
+/*
+ * One record of header.data or a tail file, at @off in @name. 0: write it
+ * (one whose id is no event's too: merger__account drops and counts it);
+ * 1: drop it (--recover; counted, the message kept as a warning); -EBADMSG.
+ */
+int merger__check_file_rec(struct merger *m, const char *name, const struct perf_event_header *h,
+			   size_t len, uint64_t off)
+{
+	const char *why;
+
+	if (pfile_check__record(&m->chk, h, len, &why) != PFILE_CHECK_BAD)
+		return 0;
+	snprintf(m->err, m->errlen, "%s: damaged record at offset %llu (type %u, %s): %s", name,
+		 (unsigned long long)off, h->type, why, drop_note(m, false));
+	if (!m->o->recover)
+		return -EBADMSG;
+	m->st->dropped_records++;
+	return 1;
+}
+
+/*
+ * The records of a pass about to be merged, @len bytes of whole records at
+ * @buf: at shard offset @base, or (UINT64_MAX) decompressed or gathered
+ * from its chunks. A damaged one damages the pass: 0 all fine, 1 the pass
+ * is dropped (--recover, mp->dropped), -EBADMSG. In a frame (@frame), a
+ * record of unknown id cannot be cut out either.
+ */
+int merger__check_pass(struct merger *m, struct mshard *s, struct mpass *mp,
+		       const unsigned char *buf, size_t len, uint64_t base, bool frame)
+{
+	for (size_t pos = 0; pos < len;) {
+		struct perf_event_header h = {0};
+		const char *why;
+		int r = pfile_check__record(&m->chk, buf + pos, len - pos, &why);
+
+		if (r == PFILE_CHECK_OK || (r == PFILE_CHECK_UNKNOWN_ID && !frame)) {
+			pos += pfile__rec_len((const void *)(buf + pos));
+			continue;
+		}
+		memcpy(&h, buf + pos, len - pos < sizeof(h) ? len - pos : sizeof(h));
+		if (base == UINT64_MAX)
+			snprintf(m->err, m->errlen,
+				 "%s: damaged record in the pass at offset %llu (+%zu bytes into its "
+				 "records, type %u, %s): %s",
+				 s->r.name, (unsigned long long)mp->p.file_off, pos, h.type, why,
+				 drop_note(m, true));
+		else
+			snprintf(m->err, m->errlen, "%s: damaged record at offset %llu (type %u, %s): %s",
+				 s->r.name, (unsigned long long)(base + pos), h.type, why,
+				 drop_note(m, true));
+		if (!m->o->recover)
+			return -EBADMSG;
+		mp->dropped = true;
+		return 1;
+	}
+	return 0;
+}
+
 /* ---- emitting ---- */
 
 struct lost_rec {
@@ -503,6 +571,8 @@ static int pass_add_decompressed(struct merger *m, struct mshard *s, struct mpas
 	if (n < 0)
 		return n;
 	m->st->bytes_raw += n;
+	if (merger__check_pass(m, s, mp, m->scratch, n, UINT64_MAX, false))
+		return mp->dropped ? 0 : -EBADMSG;
 	copy = malloc(n ? n : 1);
 	if (!copy)
 		return -ENOMEM;
@@ -522,6 +592,14 @@ int pass_add_runs(struct merger *m, struct mshard *s, struct mpass *mp, bool *da
 
 	if (mp->p.compressed)
 		return pass_add_decompressed(m, s, mp, damaged);
+	/* Checked whole first: a damaged record drops the pass, not just what follows. */
+	while ((ret = shard_pass__next_chunk(&mp->p, &pos, &cpu, &data, &len)) > 0) {
+		uint64_t base = mp->p.file_off + sizeof(struct shard_pass_rec) + (data - mp->p.buf);
+
+		if (merger__check_pass(m, s, mp, data, len, base, false))
+			return mp->dropped ? 0 : -EBADMSG;
+	}
+	pos = 0;
 	while ((ret = shard_pass__next_chunk(&mp->p, &pos, &cpu, &data, &len)) > 0) {
 		m->st->bytes_raw += len;
 		if (!len)

@@ -64,7 +64,10 @@ struct merge_stats {
 	uint64_t rounds;
 	uint64_t first_time, last_time; /* first and last sample time */
 	uint64_t truncated_shards;
-	uint64_t damaged_shards; /* corrupt passes: with recover, the shard ends there */
+	uint64_t damaged_shards; /* shards with a corrupt pass or a damaged record */
+	/* --recover: passes dropped for a record perf would reject; header.data and
+	 * tail records, and header.data features, dropped likewise */
+	uint64_t dropped_passes, dropped_records, dropped_features;
 	bool incomplete; /* the recorder did not finish (killed, or still recording) */
 	size_t nr_build_ids;
 	double seconds;

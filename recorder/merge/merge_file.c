@@ -104,8 +104,10 @@ static int copy_prologue(struct merger *m)
 	if (ret)
 		return ret;
 	while ((ret = pfile_reader__next(&r, &h, &len, &off)) > 0) {
-		ret = merger__emit(m, h, len);
-		if (ret)
+		ret = merger__check_file_rec(m, "header.data", h, len, off);
+		if (ret < 0)
+			break;
+		if (!ret && (ret = merger__emit(m, h, len)))
 			break;
 	}
 	if (ret < 0 && !m->err[0])
@@ -120,7 +122,7 @@ static int copy_prologue(struct merger *m)
  * the session wrote after recording, appended) or tail.synth (--overwrite's
  * task records written at the end, placed after the prologue).
  */
-static int copy_file(struct merger *m, const struct shard_tail *t)
+static int copy_file(struct merger *m, const struct shard_tail *t, const char *name)
 {
 	struct pfile_reader r;
 	const struct perf_event_header *h;
@@ -134,8 +136,10 @@ static int copy_file(struct merger *m, const struct shard_tail *t)
 	if (ret)
 		return ret;
 	while ((ret = pfile_reader__next(&r, &h, &len, &off)) > 0) {
-		ret = merger__emit(m, h, len);
-		if (ret)
+		ret = merger__check_file_rec(m, name, h, len, off);
+		if (ret < 0)
+			break;
+		if (!ret && (ret = merger__emit(m, h, len)))
 			break;
 	}
 	/* A kill can cut the file: whole records are kept, the rest dropped. */
@@ -225,11 +229,11 @@ static int write_file(struct merger *m)
 	m->ooff = m->data_start;
 	err = copy_prologue(m);
 	if (!err)
-		err = copy_file(m, &m->tail_synth);
+		err = copy_file(m, &m->tail_synth, "tail.synth");
 	if (!err)
 		err = m->frames ? merge_frames(m) : merge_shards(m);
 	if (!err)
-		err = copy_file(m, &m->tail_raw);
+		err = copy_file(m, &m->tail_raw, "tail.raw");
 	if (!err)
 		err = merger__out_flush(m);
 	if (err)
@@ -241,6 +245,39 @@ static int write_file(struct merger *m)
 	if (!err)
 		err = pfile__write_header(m->out_fd, &fh);
 	return err;
+}
+
+/*
+ * What the output takes from header.data besides records: the attrs (no
+ * recovery: without them nothing parses) and the feature sections copied
+ * as they are (HEADER_AUXTRACE is rebuilt; a damaged one is dropped with
+ * --recover). SHARD_FEAT_RUN_ID is shardrec's own and never reaches the
+ * output (merge_run__features), so perf's rules do not apply to it.
+ */
+static int check_header(struct merger *m, const char *path)
+{
+	const char *why;
+	int feat;
+
+	if (!pfile_check__events(&m->hdr, &why)) {
+		snprintf(m->err, m->errlen, "%s: damaged attrs (%s): nothing to merge", path, why);
+		return -EINVAL;
+	}
+	for (feat = 0; feat < PFILE_FEAT_BITS; feat++) {
+		const struct pfile_featset *fs = &m->hdr.feats;
+
+		if (feat == PFILE_FEAT_AUXTRACE || feat == SHARD_FEAT_RUN_ID ||
+		    !pfile_featset__has(fs, feat) ||
+		    pfile_check__feature(&m->hdr, feat, fs->sec[feat].data, fs->sec[feat].size, &why))
+			continue;
+		snprintf(m->err, m->errlen, "%s: damaged feature section %d (%s): %s", path, feat, why,
+			 m->o->recover ? "dropped it" : "run with --recover to drop it");
+		if (!m->o->recover)
+			return -EBADMSG;
+		pfile_featset__unset(&m->hdr.feats, feat);
+		m->st->dropped_features++;
+	}
+	return pfile_check__init(&m->chk, &m->hdr);
 }
 
 static int open_header(struct merger *m)
@@ -270,6 +307,9 @@ static int open_header(struct merger *m)
 		snprintf(m->err, m->errlen, "%s: no events", path);
 		return -EINVAL;
 	}
+	err = check_header(m, path);
+	if (err)
+		return err;
 	pfile_idlayout__init(&m->layout, m->hdr.events[0].attr.sample_type,
 			     m->hdr.events[0].attr.sample_id_all);
 	m->st->nr_events = m->hdr.nr_events;
@@ -319,6 +359,7 @@ static void merger_release(struct merger *m)
 	if (m->hits)
 		m->o->hits->delete(m->hits);
 	merge_run__release(m);
+	pfile_check__release(&m->chk);
 	pfile__close(&m->hdr);
 	if (m->dirfd >= 0)
 		close(m->dirfd);

@@ -71,6 +71,13 @@ static int frame_add(struct merger *m, struct mshard *s, struct mpass *mp, bool 
 	if (n <= 0)
 		return n;
 	m->st->bytes_raw += n;
+	/* A frame is copied whole: its records, and the payload around them, all checked. */
+	if (mp->p.compressed && !mp->p.truncated && !*damaged &&
+	    merger__check_pass(m, s, mp, mp->p.buf, mp->p.len,
+			       mp->p.file_off + sizeof(struct shard_pass_rec), true))
+		return mp->dropped ? 0 : -EBADMSG;
+	if (merger__check_pass(m, s, mp, m->scratch, n, UINT64_MAX, true))
+		return mp->dropped ? 0 : -EBADMSG;
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
@@ -168,10 +175,15 @@ static int load_next(struct merger *m)
 		if (!ret)
 			ret = m->frames ? frame_add(m, s, mp, &damaged)
 					: pass_add_runs(m, s, mp, &damaged);
-		if (damaged) {
-			m->st->damaged_shards++;
+		if (damaged || mp->dropped) {
+			m->st->damaged_shards += !s->damaged;
+			s->damaged = true;
+		}
+		if (mp->dropped)
+			m->st->dropped_passes++;
+		if (damaged)
 			done = true;
-		} else if (s->r.size - s->r.off >= sizeof(struct shard_pass_rec))
+		else if (s->r.size - s->r.off >= sizeof(struct shard_pass_rec))
 			s->safe = mp->p.wtime > m->slack ? mp->p.wtime - m->slack : 0;
 		else
 			done = true;
@@ -179,7 +191,8 @@ static int load_next(struct merger *m)
 		done = true;
 	} else if (ret == -EBADMSG && m->o->recover) {
 		/* A corrupt PASS record: nothing after it can be framed, keep what came before. */
-		m->st->damaged_shards++;
+		m->st->damaged_shards += !s->damaged;
+		s->damaged = true;
 		done = true;
 		ret = 0;
 	}

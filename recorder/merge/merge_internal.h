@@ -31,6 +31,7 @@
 struct mpass {
 	struct shard_pass p;
 	unsigned refs;
+	bool dropped; /* a damaged record: none of the pass is written (--recover) */
 };
 struct mrun {
 	struct mpass *pass;
@@ -43,6 +44,7 @@ struct mshard {
 	struct shard_reader r;
 	uint64_t safe;
 	bool eof;
+	bool damaged; /* counted in damaged_shards */
 };
 /* A compressed pass kept whole: its frame is copied as is. */
 struct mframe {
@@ -57,6 +59,7 @@ struct merger {
 	const struct merge_opts *o;
 	struct merge_stats *st;
 	struct pfile hdr;
+	struct pfile_check chk; /* every record written is checked against hdr first */
 	struct pfile_idlayout layout;
 	struct idmap *ids;
 	size_t nr_ids;
@@ -96,6 +99,10 @@ int idmap_build(struct merger *m);
 bool merger__account(struct merger *m, const struct perf_event_header *h);
 int auxidx_scan(struct merger *m, const unsigned char *buf, size_t len);
 int merger__emit(struct merger *m, const struct perf_event_header *h, size_t len);
+int merger__check_file_rec(struct merger *m, const char *name, const struct perf_event_header *h,
+			   size_t len, uint64_t off);
+int merger__check_pass(struct merger *m, struct mshard *s, struct mpass *mp,
+		       const unsigned char *buf, size_t len, uint64_t base, bool frame);
 void pass_put(struct mpass *p);
 void run_free(struct mrun *r);
 int merger__emit_from_top(struct merger *m, uint64_t limit);

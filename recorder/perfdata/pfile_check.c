@@ -1,0 +1,447 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Records as perf 6.1 reads them. perf_session__process_event() refuses
+ * types it does not know; evsel__parse_sample() walks a SAMPLE field by
+ * field (OVERFLOW_CHECK against header.size) and reads the sample_id
+ * trailer of every other kernel record from its end; the user-record
+ * handlers trust their counts. Everything here is checked against the
+ * record's own size so that no reader, perf or another, reads past it.
+ */
+#include "recorder/perfdata/pfile.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KERNEL_TYPE_MAX 21	/* PERF_RECORD_AUX_OUTPUT_HW_ID, the last perf 6.1 knows */
+#define USER_TYPE_END 83	/* PERF_RECORD_HEADER_MAX of perf 6.1 */
+#define FORMAT_GROUP 8ULL	/* PERF_FORMAT_GROUP */
+#define READ_FORMAT_KNOWN 31ULL /* ENABLED, RUNNING, ID, GROUP, LOST */
+#define BRANCH_HW_INDEX (1ULL << 17) /* PERF_SAMPLE_BRANCH_HW_INDEX */
+#define AUXTRACE_HDR 48
+#define AUXTRACE_ERROR_MIN 112
+#define AUXTRACE_TYPE_MAX 5 /* S390_CPUMSF, the last auxtrace_type perf 6.1 decodes */
+
+/* Bytes of a kernel record's body before any name, and whether a name follows. */
+struct kspec {
+	uint8_t body;
+	bool name;
+	bool known;
+};
+
+static const struct kspec kspec[KERNEL_TYPE_MAX + 1] = {
+	[PERF_RECORD_MMAP] = {32, true, true},	   [PERF_RECORD_LOST] = {16, false, true},
+	[PERF_RECORD_COMM] = {8, true, true},	   [PERF_RECORD_EXIT] = {24, false, true},
+	[PERF_RECORD_THROTTLE] = {24, false, true}, [PERF_RECORD_UNTHROTTLE] = {24, false, true},
+	[PERF_RECORD_FORK] = {24, false, true},	   [PERF_RECORD_READ] = {8, false, true},
+	[PERF_RECORD_SAMPLE] = {0, false, true},   [PERF_RECORD_MMAP2] = {64, true, true},
+	[PERF_RECORD_AUX] = {24, false, true},	   [PERF_RECORD_ITRACE_START] = {8, false, true},
+	[PERF_RECORD_LOST_SAMPLES] = {8, false, true}, [PERF_RECORD_SWITCH] = {0, false, true},
+	[PERF_RECORD_SWITCH_CPU_WIDE] = {8, false, true},
+	[PERF_RECORD_NAMESPACES] = {16, false, true}, [PERF_RECORD_KSYMBOL] = {16, true, true},
+	[PERF_RECORD_BPF_EVENT] = {16, false, true}, [PERF_RECORD_CGROUP] = {8, true, true},
+	[PERF_RECORD_TEXT_POKE] = {12, false, true}, [21] = {8, false, true},
+};
+
+int pfile_check__init(struct pfile_check *c, const struct pfile *pf)
+{
+	c->pf = pf;
+	c->lay = calloc(pf->nr_events ? pf->nr_events : 1, sizeof(*c->lay));
+	if (!c->lay)
+		return -ENOMEM;
+	for (size_t i = 0; i < pf->nr_events; i++)
+		pfile_idlayout__init(&c->lay[i], pf->events[i].attr.sample_type,
+				     pf->events[i].attr.sample_id_all);
+	return 0;
+}
+
+void pfile_check__release(struct pfile_check *c)
+{
+	free(c->lay);
+	c->lay = NULL;
+}
+
+/* A bounded reader over one record's bytes. */
+struct rcur {
+	const unsigned char *p;
+	size_t left;
+};
+
+static bool take(struct rcur *c, void *dst, uint64_t n)
+{
+	if (n > c->left)
+		return false;
+	if (dst)
+		memcpy(dst, c->p, n);
+	c->p += n;
+	c->left -= n;
+	return true;
+}
+
+static bool take_u64(struct rcur *c, uint64_t *v)
+{
+	uint64_t tmp;
+
+	return take(c, v ? v : &tmp, 8);
+}
+
+static uint64_t u64_at(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* The event of a known id; -1 for none. */
+static long event_of(const struct pfile *pf, uint64_t id)
+{
+	const struct pfile_event *ev = pfile__event_by_id(pf, id);
+
+	return ev ? ev - pf->events : -1;
+}
+
+/* read_format values, as in a SAMPLE's READ field or a READ record. */
+static bool read_values(struct rcur *c, uint64_t rf)
+{
+	uint64_t nr = 1, per = 1 + !!(rf & PERF_FORMAT_ID) + !!(rf & 16ULL);
+
+	if ((rf & FORMAT_GROUP) && !take_u64(c, &nr))
+		return false;
+	if (!(rf & FORMAT_GROUP) && !take_u64(c, NULL))
+		return false;
+	if (((rf & PERF_FORMAT_TOTAL_TIME_ENABLED) && !take_u64(c, NULL)) ||
+	    ((rf & PERF_FORMAT_TOTAL_TIME_RUNNING) && !take_u64(c, NULL)))
+		return false;
+	if (!(rf & FORMAT_GROUP))
+		per--; /* the value came first */
+	if (per && nr > c->left / 8 / per)
+		return false;
+	return take(c, NULL, nr * per * 8);
+}
+
+/* u64 count of @unit-byte entries, then the entries. */
+static bool counted(struct rcur *c, uint64_t unit)
+{
+	uint64_t nr;
+
+	return take_u64(c, &nr) && nr <= c->left / unit && take(c, NULL, nr * unit);
+}
+
+static bool regs(struct rcur *c, uint64_t mask)
+{
+	uint64_t abi;
+
+	if (!take_u64(c, &abi))
+		return false;
+	return !abi || take(c, NULL, 8ULL * __builtin_popcountll(mask));
+}
+
+static bool stack_user(struct rcur *c)
+{
+	uint64_t sz, dyn;
+
+	if (!take_u64(c, &sz))
+		return false;
+	return !sz || (take(c, NULL, sz) && take_u64(c, &dyn) && dyn <= sz);
+}
+
+/* RAW: u32 size then the bytes, which the kernel pads to end u64-aligned. */
+static bool raw(struct rcur *c)
+{
+	uint32_t sz;
+
+	return take(c, &sz, 4) && (4 + (uint64_t)sz) % 8 == 0 && take(c, NULL, sz);
+}
+
+/* branch_stack: nr, hw_idx when the event asked for it, then nr 24-byte entries. */
+static bool branches(struct rcur *c, bool hw_idx)
+{
+	uint64_t nr;
+
+	if (!take_u64(c, &nr) || (hw_idx && !take_u64(c, NULL)))
+		return false;
+	return nr <= c->left / 24 && take(c, NULL, nr * 24);
+}
+
+/* The fields after the fixed u64s, in evsel__parse_sample()'s order, to STACK_USER. */
+static bool sample_tail(struct rcur *c, const struct perf_event_attr *a)
+{
+	uint64_t st = a->sample_type;
+
+	if ((st & PERF_SAMPLE_READ) && !read_values(c, a->read_format))
+		return false;
+	if ((st & PERF_SAMPLE_CALLCHAIN) && !counted(c, 8))
+		return false;
+	if ((st & PERF_SAMPLE_RAW) && !raw(c))
+		return false;
+	if ((st & PERF_SAMPLE_BRANCH_STACK) && !branches(c, a->branch_sample_type & BRANCH_HW_INDEX))
+		return false;
+	if ((st & PERF_SAMPLE_REGS_USER) && !regs(c, a->sample_regs_user))
+		return false;
+	if ((st & PERF_SAMPLE_STACK_USER) && !stack_user(c))
+		return false;
+	return true;
+}
+
+/* The rest, WEIGHT to AUX. */
+static bool sample_tail2(struct rcur *c, const struct perf_event_attr *a)
+{
+	static const uint64_t u64s[] = {
+		PERF_SAMPLE_WEIGHT | (1ULL << 24), PERF_SAMPLE_DATA_SRC, PERF_SAMPLE_TRANSACTION,
+	};
+	static const uint64_t u64s2[] = {
+		PERF_SAMPLE_PHYS_ADDR, 1ULL << 21 /* CGROUP */, 1ULL << 22 /* DATA_PAGE_SIZE */,
+		1ULL << 23 /* CODE_PAGE_SIZE */,
+	};
+	uint64_t st = a->sample_type;
+
+	for (size_t i = 0; i < sizeof(u64s) / sizeof(u64s[0]); i++)
+		if ((st & u64s[i]) && !take_u64(c, NULL))
+			return false;
+	if ((st & PERF_SAMPLE_REGS_INTR) && !regs(c, a->sample_regs_intr))
+		return false;
+	for (size_t i = 0; i < sizeof(u64s2) / sizeof(u64s2[0]); i++)
+		if ((st & u64s2[i]) && !take_u64(c, NULL))
+			return false;
+	if ((st & (1ULL << 20)) /* AUX */ && !counted(c, 1))
+		return false;
+	return true;
+}
+
+static int check_sample(const struct pfile_check *c, const unsigned char *rec, size_t size,
+			const char **why)
+{
+	const struct pfile *pf = c->pf;
+	const struct pfile_idlayout *l0 = &c->lay[0];
+	struct rcur cur = {rec + 8, size - 8};
+	long ev = 0;
+	uint64_t id, fixed;
+
+	if (l0->sample_id_off >= 0) {
+		if ((size_t)l0->sample_id_off + 8 > size) {
+			*why = "sample too short for its id";
+			return PFILE_CHECK_BAD;
+		}
+		id = u64_at(rec + l0->sample_id_off);
+		ev = event_of(pf, id);
+		if (ev < 0) {
+			*why = "sample id of no event";
+			return PFILE_CHECK_UNKNOWN_ID;
+		}
+	}
+	fixed = c->lay[ev].sample_type & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+					  PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
+					  PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
+					  PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD);
+	if (!take(&cur, NULL, 8ULL * __builtin_popcountll(fixed)) ||
+	    !sample_tail(&cur, &pf->events[ev].attr) || !sample_tail2(&cur, &pf->events[ev].attr)) {
+		*why = "sample does not parse against its sample_type";
+		return PFILE_CHECK_BAD;
+	}
+	if (cur.left) {
+		*why = "sample longer than its sample_type";
+		return PFILE_CHECK_BAD;
+	}
+	return PFILE_CHECK_OK;
+}
+
+/* The event of a non-sample kernel record, from its trailer; sets *ev. */
+static int trailer_event(const struct pfile_check *c, const unsigned char *rec, size_t size,
+			 long *ev, const char **why)
+{
+	const struct pfile_idlayout *l0 = &c->lay[0];
+	uint64_t id;
+
+	*ev = 0;
+	if (!l0->sample_id_all || l0->trailer_id_back < 0)
+		return PFILE_CHECK_OK;
+	if ((size_t)l0->trailer_id_back + 8 > size) {
+		*why = "record too short for its sample_id trailer";
+		return PFILE_CHECK_BAD;
+	}
+	id = u64_at(rec + size - l0->trailer_id_back);
+	if (!id)
+		return PFILE_CHECK_OK; /* perf: the first event (synthesized records) */
+	*ev = event_of(c->pf, id);
+	if (*ev < 0) {
+		*why = "record id of no event";
+		return PFILE_CHECK_UNKNOWN_ID;
+	}
+	return PFILE_CHECK_OK;
+}
+
+/* A kernel record's body (without the trailer) against its type. */
+static bool kernel_body(const struct pfile_check *c, long ev, unsigned type,
+			const unsigned char *b, size_t len)
+{
+	const struct kspec *k = &kspec[type];
+	struct rcur cur = {b, len};
+	uint16_t old_len, new_len;
+
+	if (len < k->body)
+		return false;
+	if (k->name)
+		return len > k->body && memchr(b + k->body, '\0', len - k->body);
+	switch (type) {
+	case PERF_RECORD_READ:
+		return take(&cur, NULL, 8) && read_values(&cur, c->pf->events[ev].attr.read_format) &&
+		       !cur.left;
+	case PERF_RECORD_NAMESPACES:
+		return take(&cur, NULL, 8) && counted(&cur, 16) && !cur.left;
+	case PERF_RECORD_TEXT_POKE:
+		memcpy(&old_len, b + 8, 2);
+		memcpy(&new_len, b + 10, 2);
+		return len >= 12U + old_len + new_len && len < 12U + old_len + new_len + 8;
+	default:
+		return len == k->body;
+	}
+}
+
+static int check_kernel(const struct pfile_check *c, const unsigned char *rec, size_t size,
+			unsigned type, const char **why)
+{
+	long ev;
+	size_t trailer = 0;
+	int ret;
+
+	if (type == PERF_RECORD_SAMPLE)
+		return check_sample(c, rec, size, why);
+	ret = trailer_event(c, rec, size, &ev, why);
+	if (ret != PFILE_CHECK_OK)
+		return ret;
+	if (c->lay[ev].sample_id_all)
+		trailer = c->lay[ev].id_hdr_size;
+	if (size - 8 < trailer || !kernel_body(c, ev, type, rec + 8, size - 8 - trailer)) {
+		*why = "record size does not fit its type and sample_id trailer";
+		return PFILE_CHECK_BAD;
+	}
+	return PFILE_CHECK_OK;
+}
+
+/* ID_INDEX: u64 nr, nr x {id, idx, cpu, tid}, optionally nr x {machine_pid, vcpu, ...}. */
+static bool id_index(const struct pfile *pf, const unsigned char *rec, size_t size)
+{
+	uint64_t nr = size >= 16 ? u64_at(rec + 8) : 0;
+
+	if (size < 16 || nr > (size - 16) / 32 ||
+	    (size - 16 != nr * 32 && size - 16 != nr * 48))
+		return false;
+	for (uint64_t i = 0; i < nr; i++) {
+		uint64_t idx = u64_at(rec + 16 + 32 * i + 8);
+
+		if (event_of(pf, u64_at(rec + 16 + 32 * i)) < 0 || idx >= pf->nr_events)
+			return false;
+	}
+	return true;
+}
+
+/* perf_record_cpu_map_data (packed): u16 type, then CPUS, MASK or RANGE. */
+static bool cpu_map(const unsigned char *b, size_t len)
+{
+	uint16_t type, nr, long_size, start, end;
+
+	if (len < 8)
+		return false;
+	memcpy(&type, b, 2);
+	memcpy(&nr, b + 2, 2);
+	memcpy(&long_size, b + 4, 2);
+	switch (type) {
+	case 0:
+		return 4U + 2U * nr <= len;
+	case 1:
+		return (long_size == 4 && 6U + 4U * nr <= len) ||
+		       (long_size == 8 && 10U + 8U * nr <= len);
+	case 2:
+		memcpy(&start, b + 4, 2);
+		memcpy(&end, b + 6, 2);
+		return start <= end;
+	default:
+		return false;
+	}
+}
+
+static bool user_body(const struct pfile *pf, unsigned type, const unsigned char *rec,
+		      size_t size)
+{
+	uint32_t u32;
+
+	switch (type) {
+	case PFILE_REC_HEADER_BUILD_ID:
+		return size > PFILE_BUILD_ID_REC_SIZE &&
+		       memchr(rec + PFILE_BUILD_ID_REC_SIZE, '\0', size - PFILE_BUILD_ID_REC_SIZE);
+	case PFILE_REC_FINISHED_ROUND:
+	case PFILE_REC_FINISHED_INIT:
+		return size == 8;
+	case PFILE_REC_ID_INDEX:
+		return id_index(pf, rec, size);
+	case PFILE_REC_AUXTRACE_INFO:
+		if (size < 16)
+			return false;
+		memcpy(&u32, rec + 8, 4);
+		return u32 >= 1 && u32 <= AUXTRACE_TYPE_MAX;
+	case PFILE_REC_AUXTRACE:
+		return size == AUXTRACE_HDR && u64_at(rec + 8) % 8 == 0;
+	case PFILE_REC_AUXTRACE_ERROR:
+		return size >= AUXTRACE_ERROR_MIN;
+	case PFILE_REC_THREAD_MAP:
+		return size >= 16 && u64_at(rec + 8) <= (size - 16) / 24 &&
+		       size - 16 == u64_at(rec + 8) * 24;
+	case PFILE_REC_CPU_MAP:
+		return cpu_map(rec + 8, size - 8);
+	case PFILE_REC_STAT_CONFIG:
+		return size >= 16 && u64_at(rec + 8) <= (size - 16) / 16 &&
+		       size - 16 == u64_at(rec + 8) * 16;
+	case PFILE_REC_STAT:
+		return size == 48;
+	case PFILE_REC_STAT_ROUND:
+		return size == 24;
+	case PFILE_REC_EVENT_UPDATE:
+		return size >= 24 && u64_at(rec + 8) <= 3 && event_of(pf, u64_at(rec + 16)) >= 0;
+	case PFILE_REC_TIME_CONV:
+		return size == 32 || size == 56;
+	case PFILE_REC_COMPRESSED:
+		return size > 8;
+	default:
+		/* HEADER_ATTR, EVENT_TYPE, TRACING_DATA, HEADER_FEATURE: pipe mode only */
+		return false;
+	}
+}
+
+int pfile_check__record(const struct pfile_check *c, const void *rec, size_t len,
+			const char **why)
+{
+	struct perf_event_header h;
+	uint64_t full;
+
+	*why = NULL;
+	if (len < sizeof(h)) {
+		*why = "record cut short";
+		return PFILE_CHECK_BAD;
+	}
+	memcpy(&h, rec, sizeof(h));
+	if (h.size < sizeof(h) || h.size > len || (h.type != PFILE_REC_COMPRESSED && (h.size & 7))) {
+		*why = "bad record size";
+		return PFILE_CHECK_BAD;
+	}
+	full = pfile__rec_len(rec); /* reads bytes 8..15 of an AUXTRACE only if h.size >= 16 */
+	if (full == UINT64_MAX || full > len) {
+		*why = "bad record size";
+		return PFILE_CHECK_BAD;
+	}
+	if (!c->pf->nr_events) {
+		*why = "no events";
+		return PFILE_CHECK_BAD;
+	}
+	if (h.type >= 1 && h.type <= KERNEL_TYPE_MAX && kspec[h.type].known)
+		return check_kernel(c, rec, h.size, h.type, why);
+	if (h.type < PFILE_REC_HEADER_ATTR || h.type >= USER_TYPE_END) {
+		*why = "unknown record type";
+		return PFILE_CHECK_BAD;
+	}
+	if (!user_body(c->pf, h.type, rec, h.size)) {
+		*why = "record does not parse as its type";
+		return PFILE_CHECK_BAD;
+	}
+	return PFILE_CHECK_OK;
+}
