@@ -42,6 +42,36 @@ int placement__pin_self(const struct plan_group *g)
 	return -err;
 }
 
+int placement__pin_node(int node)
+{
+	if (numa_available() < 0)
+		return -ENOSYS;
+	return numa_run_on_node(node) ? -errno : 0;
+}
+
+int placement__nr_allowed(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	cpu_set_t *set;
+	size_t size;
+	int nr;
+
+	if (n < 1)
+		n = 1;
+	n = n < 8192 ? 8192 : n; /* the kernel's mask may be wider than the CPUs configured */
+	set = CPU_ALLOC(n);
+	if (!set)
+		return -ENOMEM;
+	size = CPU_ALLOC_SIZE(n);
+	if (pthread_getaffinity_np(pthread_self(), size, set)) {
+		CPU_FREE(set);
+		return -EINVAL;
+	}
+	nr = CPU_COUNT_S(size, set);
+	CPU_FREE(set);
+	return nr;
+}
+
 /*
  * libnuma prints (numa_error) when mbind() refuses a node, e.g. one outside
  * our cgroup's cpuset.mems: ask first, and fall back to local memory.

@@ -114,6 +114,10 @@ int cpulist__parse(const char *s, int **cpus);
 
 /* Pins the calling thread to the group's affinity CPUs. 0 / -errno. */
 int placement__pin_self(const struct plan_group *g);
+/* Pins the calling thread to the CPUs of NUMA node @node (libnuma). 0 / -errno. */
+int placement__pin_node(int node);
+/* How many CPUs the calling thread may run on, or -errno. */
+int placement__nr_allowed(void);
 /*
  * Allocates @size bytes on @node (libnuma; node -1 = local), zeroed and
  * first-touched by the caller so the pages really land there. NULL on failure.

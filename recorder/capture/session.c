@@ -101,7 +101,8 @@ static int session__writers(struct session *s)
 		struct writer_params p = {
 			.idx = g, .group = grp, .nr_rings = grp->nr_cpus, .dirfd = s->dirfd,
 			.clockid = s->o->clockid, .idle_ms = WRITER_IDLE_MS,
-			.pin = topo__is_this_system(s->topo),
+			.pin = topo__is_this_system(s->topo) && s->o->affinity != RECORD_AFFINITY_SYS,
+			.pin_node = s->o->affinity == RECORD_AFFINITY_NODE,
 			.rt_prio = session__rt_prio(s),
 			.zlevel = s->o->zlevel,
 			.max_size = s->o->max_size,
@@ -246,7 +247,14 @@ static void print_high_water(size_t g, const struct writer_stats *st, const stru
 
 static void print_writers(struct session *s)
 {
+	static const char *const aff[] = {"group cpus", "sys", "node", "cpu"};
 	char cpus[256], ring[300];
+
+	pr_info("writers: --affinity=%s, woken at %u ring bytes (--mmap-flush)", aff[s->o->affinity],
+		s->evl.nr ? s->evl.evsel[0].ev.attr.wakeup_watermark : 0);
+	for (size_t g = 0; g < s->nr_writers; g++)
+		pr_info("writer %zu: may run on %d cpus", g,
+			writer__stats(s->writers[g])->nr_allowed);
 
 	for (size_t g = 0; g < s->nr_writers; g++) {
 		const struct writer_stats *st = writer__stats(s->writers[g]);
@@ -357,7 +365,8 @@ static int session__merge(struct session *s)
 	struct merge_opts mo = {
 		.dir = s->dir, .have_dirfd = true, .dirfd = s->dirfd,
 		.output = s->o->output, .build_ids = !s->o->no_buildid,
-		.dec = &zunpass__ops, .hits = &dso_hits__ops,
+		.dec = &zunpass__ops,
+		.hits = s->o->buildid_all ? &dso_hits__all_ops : &dso_hits__ops,
 	};
 	struct merge_stats ms;
 	struct progress prog;
@@ -413,7 +422,7 @@ static int session__finish(struct session *s)
 	ret = session__write_tail(s);
 	if (ret)
 		pr_warn("lost-sample counts not saved: %s", strerror(-ret));
-	ret = s->evl.backward ? session__write_tail_synth(s) : 0;
+	ret = s->evl.backward || s->o->tail_synthesize ? session__write_tail_synth(s) : 0;
 	if (ret)
 		pr_warn("tasks not described again at the end: %s", strerror(-ret));
 	ret = session__merge(s);

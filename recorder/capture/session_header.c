@@ -96,6 +96,9 @@ static int session__synth_tasks(struct session *s, struct synth *sy)
 	else if (s->o->system_wide || s->o->cpu_list)
 		ret = synth__all_processes(sy);
 	privs__lower();
+	if (sy->nr_map_timeouts)
+		pr_warn("reading the maps of %u process%s timed out: raise --proc-map-timeout",
+			sy->nr_map_timeouts, sy->nr_map_timeouts > 1 ? "es" : "");
 	if (ret && sy->err_path[0])
 		snprintf(s->err, sizeof(s->err), "cannot describe the target's memory maps: %s: %s",
 			 sy->err_path, strerror(-ret));
@@ -116,11 +119,34 @@ static bool session__mmap_data(const struct session *s)
 	return false;
 }
 
+/* What --synth, --namespaces and --proc-map-timeout ask of the task records. */
+static void session__synth_opts(const struct session *s, struct synth *sy)
+{
+	sy->no_mmap = !(s->o->synth & RECORD_SYNTH_MMAP);
+	sy->namespaces = s->o->namespaces;
+	sy->has_map_timeout = true;
+	sy->proc_map_timeout_ms = s->o->proc_map_timeout_ms;
+}
+
+/* --all-cgroups: the hierarchy's CGROUP records; --namespaces: the command's NAMESPACES. */
+static int session__synth_ns(struct session *s, struct synth *sy)
+{
+	char root[4096];
+	int ret = 0;
+
+	if (s->o->all_cgroups && (s->o->synth & RECORD_SYNTH_CGROUP))
+		ret = synth__cgroups(sy, sample_config__cgroup2_root(root, sizeof(root)));
+	if (!ret && s->o->namespaces && s->have_workload)
+		ret = synth__namespaces(sy, s->wl.pid, s->wl.pid);
+	return ret;
+}
+
 static int session__synth(struct session *s, struct recbuf *b)
 {
 	struct synth sy = {.layout = &s->evl.layout, .out = b, .mmap_data = session__mmap_data(s)};
 	int ret;
 
+	session__synth_opts(s, &sy);
 	if (s->evl.aux_evsel >= 0) {
 		ret = session__synth_auxtrace_info(s, b);
 		if (ret)
@@ -137,7 +163,10 @@ static int session__synth(struct session *s, struct recbuf *b)
 	privs__lower();
 	if (ret && ret != -ENOENT)
 		pr_warn("cannot synthesize module maps: %s", strerror(-ret));
-	ret = session__synth_tasks(s, &sy);
+	ret = session__synth_ns(s, &sy);
+	/* --tail-synthesize: the tasks as they are at the end (session__write_tail_synth) */
+	if (!ret && !s->o->tail_synthesize && (s->o->synth & RECORD_SYNTH_TASK))
+		ret = session__synth_tasks(s, &sy);
 	if (ret)
 		return ret;
 	ret = synth__thread_map(&sy, s->evl.threads, s->evl.nr_threads);
@@ -277,9 +306,12 @@ int session__write_tail(struct session *s)
 int session__write_tail_synth(struct session *s)
 {
 	struct recbuf b = {0};
-	struct synth sy = {.layout = &s->evl.layout, .out = &b};
+	struct synth sy = {.layout = &s->evl.layout, .out = &b, .mmap_data = session__mmap_data(s)};
 	int ret;
 
+	if (!(s->o->synth & RECORD_SYNTH_TASK))
+		return 0;
+	session__synth_opts(s, &sy);
 	ret = session__synth_tasks(s, &sy);
 	if (!ret && b.len)
 		ret = session__write_file(s, "tail.synth", &b);

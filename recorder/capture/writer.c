@@ -370,8 +370,11 @@ static void writer__prologue(struct writer *w)
 
 	snprintf(name, sizeof(name), "shardrec-w%u", w->p.idx);
 	pthread_setname_np(pthread_self(), name);
-	if (w->p.pin)
+	if (w->p.pin && w->p.pin_node && w->p.group->node >= 0)
+		placement__pin_node(w->p.group->node);
+	else if (w->p.pin)
 		placement__pin_self(w->p.group);
+	w->stats.nr_allowed = placement__nr_allowed();
 	if (w->p.rt_prio) {
 		privs__raise(PRIVS_F(PRIVS_SYS_NICE));
 		w->stats.sched_err = -pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);

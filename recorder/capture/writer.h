@@ -27,6 +27,7 @@ struct writer_params {
 	clockid_t clockid;              /* the events' clock, for pass watermarks */
 	int idle_ms;                    /* poll timeout: an idle pass every this often */
 	bool pin;                       /* pin to the group (real topology only) */
+	bool pin_node;                  /* with pin: to the group's node, not its CPUs (--affinity=node) */
 	/*
 	 * SCHED_FIFO priority the thread gives itself, 0 = normal scheduling.
 	 * A writer sleeps in poll most of the time; when the workload starves
@@ -64,6 +65,7 @@ struct writer_stats {
 	 */
 	int node_ring;
 	uint64_t ring_nodes; /* bit n: a ring's first data page is on node n (n < 64) */
+	int nr_allowed; /* CPUs the thread may run on after pinning, -errno if unknown */
 };
 
 struct writer;

@@ -22,12 +22,11 @@ uint64_t writer_report__lost(const struct evlist *l, const int *cpus, size_t nr_
 			continue;
 		for (size_t e = 0; e < l->nr; e++)
 			for (size_t t = 0; t < l->nr_threads; t++) {
-				/* read_format ID|LOST (evlist.c): value, id, lost */
 				int fd = l->fds[(e * l->nr_cpus + c) * l->nr_threads + t];
-				uint64_t v[3];
+				uint64_t id, n;
 
-				if (fd >= 0 && read(fd, v, sizeof(v)) == sizeof(v))
-					lost += v[2];
+				if (!evlist__read_fd(l, e, fd, &id, &n))
+					lost += n;
 			}
 	}
 	return lost;

@@ -2,6 +2,9 @@
 #include "recorder/cli/cli_record.h"
 #include "recorder/events/record_opts.h"
 #include "recorder/cli/cli_sample.h"
+#include "recorder/cli/cli_config.h"
+#include "recorder/events/callchain.h"
+#include "recorder/util/log.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -35,6 +38,21 @@ enum {
 	OPT_OVERWRITE,
 	OPT_FILTER,
 	OPT_CONTROL,
+	OPT_NO_SAMPLES,
+	OPT_NAMESPACES,
+	OPT_ALL_CGROUPS,
+	OPT_PER_THREAD,
+	OPT_INHERIT,
+	OPT_STRICT_FREQ,
+	OPT_USER_CALLCHAINS,
+	OPT_BUILDID_ALL,
+	OPT_TAIL_SYNTH,
+	OPT_SYNTH,
+	OPT_PROC_MAP_TIMEOUT,
+	OPT_KCORE,
+	OPT_OFF_CPU,
+	OPT_AFFINITY,
+	OPT_MMAP_FLUSH,
 };
 
 static const char usage[] =
@@ -69,6 +87,21 @@ static const char usage[] =
 	"      --switch-events       record context switches (PERF_RECORD_SWITCH)\n"
 	"      --filter FILTER       tracepoint filter for the -e before it\n"
 	"  -i, --no-inherit          child tasks do not inherit the counters\n"
+	"      --inherit             they do (the default; undoes an earlier -i)\n"
+	"      --per-thread          per-thread counters: no inheritance, as perf's\n"
+	"                            (samples keep their time)\n"
+	"  -s, --stat                per-thread counts: READ records at each task's\n"
+	"                            exit (perf report -T)\n"
+	"  -W, --weight              sample the weight (PERF_SAMPLE_WEIGHT_STRUCT)\n"
+	"      --no-samples          no samples, only the task and mmap records\n"
+	"      --strict-freq         fail if -F is above kernel.perf_event_max_sample_rate\n"
+	"                            (else it is lowered to it, with a warning)\n"
+	"      --user-callchains     user-space call chains only\n"
+	"                            (attr.exclude_callchain_kernel)\n"
+	"      --namespaces          record namespace changes (NAMESPACES records)\n"
+	"      --all-cgroups         record cgroups: their ids in samples, CGROUP\n"
+	"                            records\n"
+	"      --off-cpu             accepted with a warning, as perf without BPF\n"
 	"      --all-user            count user space only\n"
 	"      --all-kernel          count kernel space only\n"
 	"  -G, --cgroup PATH         only tasks of this cgroup v2 (path below the\n"
@@ -97,6 +130,15 @@ static const char usage[] =
 	"                            -z alone means 1\n"
 	"  -B, --no-buildid          do not collect build ids\n"
 	"  -N, --no-buildid-cache    accepted for perf compatibility (no cache)\n"
+	"      --buildid-all         build ids of every mapped DSO, not only those hit\n"
+	"      --tail-synthesize     describe the targets' tasks as they are at the\n"
+	"                            end, not at the start\n"
+	"      --synth WHAT          records describing existing tasks: all (default),\n"
+	"                            no, or a comma list of task, mmap, cgroup\n"
+	"      --proc-map-timeout MS\n"
+	"                            stop reading a process's maps after MS ms\n"
+	"                            (default 500)\n"
+	"      --kcore               refused: copying /proc/kcore is not supported\n"
 	"      --max-size SIZE       stop when the shards exceed SIZE (B/K/M/G)\n"
 	"      --overwrite           flight recorder: backward rings keep the newest\n"
 	"                            records; written out on SIGUSR2, on --control\n"
@@ -115,6 +157,11 @@ static const char usage[] =
 	"                            (1-99; 0: normal scheduling). Default: 1\n"
 	"                            where allowed (root, CAP_SYS_NICE or\n"
 	"                            RLIMIT_RTPRIO), else normal\n"
+	"      --affinity MODE       where each writer runs: cpu (default: its\n"
+	"                            group's CPUs), node (its group's NUMA node)\n"
+	"                            or sys (anywhere)\n"
+	"      --mmap-flush SIZE     wake a writer when a ring holds SIZE bytes\n"
+	"                            (B/K/M/G; default and most a quarter ring)\n"
 	"Topology:\n"
 	"      --dry-run             print the writer plan and exit\n"
 	"      --topology-xml FILE   plan for an hwloc XML topology (with --dry-run)\n"
@@ -124,7 +171,12 @@ static const char usage[] =
 	"                            writer's high-water mark: its fullest ring\n"
 	"                            (cpu, % of the ring, time since start)\n"
 	"  -q, --quiet               no summary (nor its advice on heavy loss)\n"
-	"  -h, --help                this text\n";
+	"  -h, --help                this text\n"
+	"\n"
+	"perf's config applies first, the command line wins: $PERF_CONFIG alone\n"
+	"if set, else /etc/perfconfig then ~/.perfconfig; keys record.build-id,\n"
+	"record.call-graph (the mode -g selects), call-graph.record-mode,\n"
+	"call-graph.dump-size, record.mmap-flush.\n";
 
 const char *record_opts__usage(void)
 {
@@ -174,6 +226,23 @@ static const struct option longopts[] = {
 	{"uid", required_argument, NULL, 'u'},
 	{"no-buildid-cache", no_argument, NULL, 'N'},
 	{"realtime", required_argument, NULL, 'r'},
+	{"no-samples", no_argument, NULL, OPT_NO_SAMPLES},
+	{"namespaces", no_argument, NULL, OPT_NAMESPACES},
+	{"all-cgroups", no_argument, NULL, OPT_ALL_CGROUPS},
+	{"weight", no_argument, NULL, 'W'},
+	{"per-thread", no_argument, NULL, OPT_PER_THREAD},
+	{"inherit", no_argument, NULL, OPT_INHERIT},
+	{"strict-freq", no_argument, NULL, OPT_STRICT_FREQ},
+	{"user-callchains", no_argument, NULL, OPT_USER_CALLCHAINS},
+	{"stat", no_argument, NULL, 's'},
+	{"buildid-all", no_argument, NULL, OPT_BUILDID_ALL},
+	{"tail-synthesize", no_argument, NULL, OPT_TAIL_SYNTH},
+	{"synth", required_argument, NULL, OPT_SYNTH},
+	{"proc-map-timeout", required_argument, NULL, OPT_PROC_MAP_TIMEOUT},
+	{"kcore", no_argument, NULL, OPT_KCORE},
+	{"off-cpu", no_argument, NULL, OPT_OFF_CPU},
+	{"affinity", required_argument, NULL, OPT_AFFINITY},
+	{"mmap-flush", required_argument, NULL, OPT_MMAP_FLUSH},
 	{NULL, 0, NULL, 0},
 };
 
@@ -322,7 +391,19 @@ static int record_opts__apply(struct record_opts *o, int c, const char *arg, cha
 		if (parse_u64(arg, &o->period) || !o->period)
 			BAD("-c: '%s' is not a positive period", arg);
 		break;
-	case 'g': o->callgraph_fp = true; break;
+	case 'g': /* perf 6.1: -g takes the mode of record.call-graph in perf config */
+		if (o->g_mode == CALLCHAIN_DWARF) {
+			char spec[32];
+
+			if (o->g_size)
+				snprintf(spec, sizeof(spec), "dwarf,%u", o->g_size);
+			else
+				snprintf(spec, sizeof(spec), "dwarf");
+			return record_opts__sample(o, "call-graph", spec, err, errlen);
+		}
+		o->callgraph_fp = true;
+		o->callgraph_dwarf = false;
+		break;
 	case OPT_CALL_GRAPH: return record_opts__sample(o, "call-graph", arg, err, errlen);
 	case OPT_USER_REGS: return record_opts__sample(o, "user-regs", arg, err, errlen);
 	case 'I': return record_opts__sample(o, "intr-regs", arg, err, errlen);
@@ -330,6 +411,26 @@ static int record_opts__apply(struct record_opts *o, int c, const char *arg, cha
 	case OPT_MAX_SIZE: return record_opts__sample(o, "max-size", arg, err, errlen);
 	case OPT_FILTER: return record_opts__sample(o, "filter", arg, err, errlen);
 	case 'S': return record_opts__sample(o, "snapshot", arg, err, errlen);
+	case OPT_SYNTH: return record_opts__sample(o, "synth", arg, err, errlen);
+	case OPT_PROC_MAP_TIMEOUT: return record_opts__sample(o, "proc-map-timeout", arg, err, errlen);
+	case OPT_AFFINITY: return record_opts__sample(o, "affinity", arg, err, errlen);
+	case OPT_MMAP_FLUSH: return record_opts__sample(o, "mmap-flush", arg, err, errlen);
+	case OPT_NO_SAMPLES: o->no_samples = true; break;
+	case OPT_NAMESPACES: o->namespaces = true; break;
+	case OPT_ALL_CGROUPS: o->all_cgroups = true; break;
+	case 'W': o->sample_weight = true; break;
+	case OPT_PER_THREAD: o->per_thread = true; break;
+	case OPT_INHERIT: o->no_inherit = false; break; /* perf's negated --no-inherit */
+	case OPT_STRICT_FREQ: o->strict_freq = true; break;
+	case OPT_USER_CALLCHAINS: o->user_callchains = true; break;
+	case 's': o->inherit_stat = true; break;
+	case OPT_BUILDID_ALL: o->buildid_all = true; break;
+	case OPT_TAIL_SYNTH: o->tail_synthesize = true; break;
+	case OPT_KCORE: BAD("--kcore: copying /proc/kcore is not supported yet");
+	case OPT_OFF_CPU:
+		/* perf 6.1 built without BPF skeletons says the same and records on. */
+		pr_warn("option `off-cpu' is being ignored because no BUILD_BPF_SKEL=1");
+		break;
 	case OPT_CONTROL: o->control = arg; break;
 	case 'T': break; /* timestamps are always recorded: the merge needs them */
 	case OPT_SAMPLE_CPU: o->sample_cpu = true; break;
@@ -414,10 +515,15 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv, char *err, 
 	o->mmap_pages = DEFAULT_MMAP_PAGES;
 	o->clockid = CLOCK_MONOTONIC;
 	o->realtime = -1;
+	o->synth = RECORD_SYNTH_ALL;
+	o->proc_map_timeout_ms = 500;
+	ret = record_opts__config(o, err, errlen);
+	if (ret)
+		return ret;
 	optind = 1;
 	opterr = 0;
 	/* '+': stop at the first non-option, the workload's argv[0]. */
-	while ((c = getopt_long(argc, argv, "+aC:p:t:e:F:c:gTk:o:m:BvqhNRdPiI::D:G:u:z::S::r:", longopts,
+	while ((c = getopt_long(argc, argv, "+aC:p:t:e:F:c:gTk:o:m:BvqhNRdPiI::D:G:u:z::S::r:sW", longopts,
 				NULL)) != -1) {
 		if (c == 'h')
 			return 1;

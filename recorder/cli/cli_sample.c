@@ -125,9 +125,88 @@ static int snapshot(struct record_opts *o, const char *arg, char *err, size_t er
 	return 0;
 }
 
+/* perf's parse_synth_opt: no, all, or a comma list of task, mmap, cgroup (mmap implies task). */
+static int synth(struct record_opts *o, const char *arg, char *err, size_t errlen)
+{
+	char buf[64], *save = NULL;
+	unsigned v = 0;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (char *p = strtok_r(buf, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(p, "no"))
+			v |= 0;
+		else if (!strcmp(p, "all"))
+			v |= RECORD_SYNTH_ALL;
+		else if (!strcmp(p, "task"))
+			v |= RECORD_SYNTH_TASK;
+		else if (!strcmp(p, "mmap"))
+			v |= RECORD_SYNTH_TASK | RECORD_SYNTH_MMAP;
+		else if (!strcmp(p, "cgroup"))
+			v |= RECORD_SYNTH_CGROUP;
+		else {
+			snprintf(err, errlen, "--synth: '%s' is not no, all, task, mmap or cgroup", p);
+			return -EINVAL;
+		}
+	}
+	o->synth = v;
+	return 0;
+}
+
+static int proc_map_timeout(struct record_opts *o, const char *arg, char *err, size_t errlen)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || *end || !*arg || *arg == '-' || v > 24UL * 3600 * 1000) {
+		snprintf(err, errlen, "--proc-map-timeout: '%s' is not a time in milliseconds", arg);
+		return -EINVAL;
+	}
+	o->proc_map_timeout_ms = v;
+	return 0;
+}
+
+static int affinity(struct record_opts *o, const char *arg, char *err, size_t errlen)
+{
+	if (!strcmp(arg, "node"))
+		o->affinity = RECORD_AFFINITY_NODE;
+	else if (!strcmp(arg, "cpu"))
+		o->affinity = RECORD_AFFINITY_CPU;
+	else if (!strcmp(arg, "sys"))
+		o->affinity = RECORD_AFFINITY_SYS;
+	else {
+		snprintf(err, errlen, "--affinity: '%s' is not node, cpu or sys", arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* perf's --mmap-flush: bytes with an optional B/K/M/G unit (capped at a quarter ring later). */
+static int mmap_flush(struct record_opts *o, const char *arg, char *err, size_t errlen)
+{
+	uint64_t limit = o->max_size; /* max_size() parses into it: keep --max-size's */
+	int ret = max_size(o, arg, err, errlen);
+
+	if (!ret)
+		o->mmap_flush = o->max_size;
+	else
+		snprintf(err, errlen, "--mmap-flush: '%s' is not a size (a number with B/K/M/G)", arg);
+	o->max_size = limit;
+	return ret;
+}
+
 int record_opts__sample(struct record_opts *o, const char *name, const char *arg, char *err,
 			size_t errlen)
 {
+	if (!strcmp(name, "synth"))
+		return synth(o, arg, err, errlen);
+	if (!strcmp(name, "proc-map-timeout"))
+		return proc_map_timeout(o, arg, err, errlen);
+	if (!strcmp(name, "affinity"))
+		return affinity(o, arg, err, errlen);
+	if (!strcmp(name, "mmap-flush"))
+		return mmap_flush(o, arg, err, errlen);
 	if (!strcmp(name, "snapshot"))
 		return snapshot(o, arg, err, errlen);
 	if (!strcmp(name, "call-graph"))

@@ -60,9 +60,31 @@ static void set_rate(struct perf_event_attr *a, const struct evparse_event *ev,
 		a->freq = 1;
 		a->sample_freq = (uint64_t)sysctl__read_kernel("perf_event_max_sample_rate", DEFAULT_FREQ);
 	} else {
+		uint64_t max = (uint64_t)sysctl__read_kernel("perf_event_max_sample_rate", 0);
+
 		a->freq = 1;
 		a->sample_freq = o->freq ? o->freq : DEFAULT_FREQ;
+		/* perf's record_opts__config_freq throttles -F to the maximum */
+		if (o->freq && max && a->sample_freq > max)
+			a->sample_freq = max;
 	}
+}
+
+/* perf's record_opts__config_freq: -F above the maximum warns, or fails with --strict-freq. */
+static int check_freq(const struct record_opts *o, char *err, size_t errlen)
+{
+	int max = sysctl__read_kernel("perf_event_max_sample_rate", 0);
+
+	if (!o->freq || max <= 0 || o->freq <= (uint64_t)max)
+		return 0;
+	if (o->strict_freq) {
+		snprintf(err, errlen, "Maximum frequency rate (%d Hz) exceeded: use -F with a lower "
+			 "value or raise /proc/sys/kernel/perf_event_max_sample_rate", max);
+		return -EINVAL;
+	}
+	pr_warn("Maximum frequency rate (%d Hz) exceeded, throttling from %llu Hz to %d Hz; "
+		"--strict-freq refuses instead", max, (unsigned long long)o->freq, max);
+	return 0;
 }
 
 static void configure_attr(struct evsel *e, const struct record_opts *o, bool first,
@@ -85,9 +107,14 @@ static void configure_attr(struct evsel *e, const struct record_opts *o, bool fi
 	a->disabled = !e->ev.group_idx;
 	a->enable_on_exec = !e->ev.group_idx && record_opts__command_is_target(o);
 	a->inherit = task && !o->tid_list;
-	/* Wake the writer at a quarter ring: three quarters left for its latency. */
+	/*
+	 * Wake the writer at a quarter ring: three quarters left for its
+	 * latency. --mmap-flush lowers it (perf caps its flush at a quarter too).
+	 */
 	a->watermark = 1;
 	a->wakeup_watermark = ring_bytes / 4;
+	if (o->mmap_flush && o->mmap_flush < a->wakeup_watermark)
+		a->wakeup_watermark = o->mmap_flush;
 	set_rate(a, &e->ev, o);
 	a->sample_max_stack = max_stack(o);
 	if (first) {
@@ -156,6 +183,9 @@ int evlist__configure(struct evlist *l, const struct record_opts *o, char *err, 
 
 	memset(l, 0, sizeof(*l));
 	l->backward = o->overwrite;
+	ret = check_freq(o, err, errlen);
+	if (ret)
+		return ret;
 	{
 		struct evparse_event *evs = NULL;
 		size_t nr = 0;
@@ -523,19 +553,33 @@ size_t evlist__lost_bound(const struct evlist *l)
 	       (sizeof(struct lost_samples_rec) + l->layout.id_hdr_size);
 }
 
+int evlist__read_fd(const struct evlist *l, size_t e, int fd, uint64_t *id, uint64_t *lost)
+{
+	uint64_t fmt = l->evsel[e].ev.attr.read_format, v[5];
+	/* value, [time_enabled], [time_running], id, lost: configure_attr's formats */
+	size_t n = 3 + !!(fmt & PERF_FORMAT_TOTAL_TIME_ENABLED) +
+		   !!(fmt & PERF_FORMAT_TOTAL_TIME_RUNNING);
+
+	if (fd < 0 || read(fd, v, n * sizeof(v[0])) != (ssize_t)(n * sizeof(v[0])))
+		return -EIO;
+	*id = v[n - 2];
+	*lost = v[n - 1];
+	return 0;
+}
+
 int evlist__read_lost(struct evlist *l, struct recbuf *out, uint64_t *total)
 {
 	*total = 0;
 	for (size_t e = 0; e < l->nr; e++)
 		for (size_t c = 0; c < l->nr_cpus; c++)
 			for (size_t t = 0; t < l->nr_threads; t++) {
-				uint64_t v[3]; /* value, id, lost (read_format ID|LOST) */
+				uint64_t id, lost;
 				int fd = *fdp(l, e, c, t), ret;
 
-				if (fd < 0 || read(fd, v, sizeof(v)) != sizeof(v) || !v[2])
+				if (evlist__read_fd(l, e, fd, &id, &lost) || !lost)
 					continue;
-				*total += v[2];
-				ret = add_lost(l, out, v[2], v[1], c, t);
+				*total += lost;
+				ret = add_lost(l, out, lost, id, c, t);
 				if (ret)
 					return ret;
 			}

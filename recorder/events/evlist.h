@@ -64,6 +64,16 @@ int evlist__mmap(struct evlist *l, size_t pages, char *err, size_t errlen);
 /* Enables / disables every fd of the group leaders and independent events (ioctl). */
 void evlist__enable(struct evlist *l);
 void evlist__disable(struct evlist *l);
+/*
+ * The cgroup2 mount: /sys/fs/cgroup on unified hosts, elsewhere (e.g.
+ * /sys/fs/cgroup/unified) on hybrid ones. Writes it into @buf, returns @buf.
+ */
+const char *sample_config__cgroup2_root(char *buf, size_t len);
+/*
+ * Reads fd @fd of event @e (its read_format: ID|LOST, with -s the two
+ * TOTAL_TIME fields too) into @id and @lost. 0 / -EIO (fd < 0 included).
+ */
+int evlist__read_fd(const struct evlist *l, size_t e, int fd, uint64_t *id, uint64_t *lost);
 /* Appends a LOST_SAMPLES record for every fd whose PERF_FORMAT_LOST count is non-zero. */
 int evlist__read_lost(struct evlist *l, struct recbuf *out, uint64_t *total);
 /* The most bytes evlist__read_lost can append: one record per fd. */

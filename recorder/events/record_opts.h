@@ -88,6 +88,38 @@ struct record_opts {
 	char **full_argv;
 	const struct record_hooks *hooks; /* NULL for `record` */
 	int workload_pdeathsig; /* signal for the command if shardrec dies, 0 = none */
+	/* perf record flags of issue 17 */
+	bool no_samples;       /* --no-samples: attr.sample_freq/period 0, records only */
+	bool namespaces;       /* --namespaces: attr.namespaces on the tracking event */
+	bool all_cgroups;      /* --all-cgroups: attr.cgroup, PERF_SAMPLE_CGROUP, CGROUP records */
+	bool sample_weight;    /* -W: PERF_SAMPLE_WEIGHT_STRUCT (x86 perf's) */
+	bool per_thread;       /* --per-thread: no inherit, no CPU in samples */
+	bool inherit;          /* --inherit: inherit even where -i said not to */
+	bool strict_freq;      /* --strict-freq: -F above the maximum fails */
+	bool user_callchains;  /* --user-callchains: attr.exclude_callchain_kernel */
+	bool inherit_stat;     /* -s: inherit_stat, TOTAL_TIME_* read format, READ records */
+	bool buildid_all;      /* --buildid-all: build ids of every mmapped DSO */
+	bool tail_synthesize;  /* --tail-synthesize: the tasks are described at the end */
+	unsigned synth;        /* --synth: RECORD_SYNTH_* bits */
+	unsigned proc_map_timeout_ms; /* --proc-map-timeout, default 500 as perf */
+	uint64_t mmap_flush;   /* --mmap-flush bytes: the writers' wakeup, 0 = a quarter ring */
+	int affinity;          /* --affinity: RECORD_AFFINITY_* */
+	/* perf config's record.call-graph: what -g turns on (callchain_mode, 0 = fp) */
+	int g_mode;
+	uint32_t g_size;       /* its dwarf stack size, 0 = the default */
+};
+
+#define RECORD_SYNTH_TASK 1u
+#define RECORD_SYNTH_MMAP 2u
+#define RECORD_SYNTH_CGROUP 4u
+#define RECORD_SYNTH_ALL (RECORD_SYNTH_TASK | RECORD_SYNTH_MMAP | RECORD_SYNTH_CGROUP)
+
+/* --affinity: where each writer runs (perf's sys/node/cpu read affinity). */
+enum record_affinity {
+	RECORD_AFFINITY_DEFAULT, /* its group's CPUs (= cpu) */
+	RECORD_AFFINITY_SYS,     /* anywhere */
+	RECORD_AFFINITY_NODE,    /* its group's NUMA node */
+	RECORD_AFFINITY_CPU,     /* its group's CPUs */
 };
 
 /* Frees what parsing allocated (record_opts__parse, cli/cli_record.h). */

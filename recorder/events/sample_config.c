@@ -66,12 +66,31 @@ static void set_sampling(struct perf_event_attr *a, const struct evparse_event *
 	}
 	if (o->sample_period)
 		a->sample_type |= PERF_SAMPLE_PERIOD;
+	/* -W: x86 perf's arch_evsel__set_sample_weight asks for the weight struct */
+	if (o->sample_weight)
+		a->sample_type |= PERF_SAMPLE_WEIGHT_STRUCT;
+	if (o->all_cgroups) {
+		a->sample_type |= PERF_SAMPLE_CGROUP;
+		a->cgroup = first;
+	}
+	if (o->namespaces && first)
+		a->namespaces = 1;
+	/* perf's __evsel__config_callchain: after DWARF's exclude_callchain_user */
+	if (o->user_callchains && (a->sample_type & PERF_SAMPLE_CALLCHAIN))
+		a->exclude_callchain_kernel = 1;
+	if (o->no_samples)
+		a->sample_freq = 0; /* perf: no sampling, the tracking records only */
 }
 
 static void set_scope(struct perf_event_attr *a, const struct record_opts *o, bool first)
 {
-	if (o->no_inherit)
+	if (o->no_inherit || o->per_thread)
 		a->inherit = 0;
+	if (o->inherit_stat) {
+		/* perf's evsel__config for -s: per-task totals as READ records at exit */
+		a->read_format |= PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+		a->inherit_stat = 1;
+	}
 	if (o->all_user) {
 		a->exclude_kernel = 1;
 		a->exclude_user = 0;
@@ -138,7 +157,7 @@ static int attach_filter(struct evlist *l, const struct record_opts *o,
  * The cgroup2 mount: /sys/fs/cgroup on unified hosts, elsewhere (e.g.
  * /sys/fs/cgroup/unified) on hybrid ones. Writes it into @buf.
  */
-static const char *cgroup2_root(char *buf, size_t len)
+const char *sample_config__cgroup2_root(char *buf, size_t len)
 {
 	FILE *f = fopen("/proc/self/mounts", "re");
 	char dev[256], dir[4096], type[64];
@@ -168,7 +187,7 @@ static int open_cgroup(struct evlist *l, const struct record_opts *o, char *err,
 	/* perf takes the path relative to the cgroup mount, with or without '/'. */
 	while (*rel == '/')
 		rel++;
-	snprintf(path, sizeof(path), "%s/%s", cgroup2_root(root, sizeof(root)), rel);
+	snprintf(path, sizeof(path), "%s/%s", sample_config__cgroup2_root(root, sizeof(root)), rel);
 	l->cgroup_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (l->cgroup_fd < 0) {
 		int ret = -errno;
@@ -209,6 +228,7 @@ static int add_tracking_dummy(struct evlist *l)
 	snprintf(n[0].ev.name, sizeof(n[0].ev.name), "dummy:HG");
 	first->mmap = first->mmap2 = first->mmap_data = first->comm = first->comm_exec = 0;
 	first->task = first->context_switch = 0;
+	first->namespaces = first->cgroup = 0;
 	for (size_t i = 1; i < l->nr; i++)
 		n[i].ev.attr.enable_on_exec = 0;
 	return 0;

@@ -56,6 +56,7 @@ struct dso_hits {
 	uint32_t nr_pids, pids_cap;
 	int32_t last_pid; /* one-entry cache of pid -> maps */
 	struct mapvec *last_maps;
+	bool all; /* --buildid-all: every mapped DSO counts as hit */
 };
 
 static uint32_t hash_str(const char *s)
@@ -332,6 +333,8 @@ static void dso_hits__mmap(struct dso_hits *h, int32_t pid, uint16_t misc, uint6
 	m = dso_hits__findnew_maps(h, kernel ? KERNEL_PID : pid);
 	if (dso >= 0 && m)
 		mapvec__insert(m, start, start + len, dso);
+	if (dso >= 0 && h->all)
+		h->dsos[dso].hit = true;
 }
 
 /* MMAP and MMAP2: the filename must end inside the record. */
@@ -561,6 +564,22 @@ static int dso_hits__ops_encode(void *hits, struct pfile_featset *fs, size_t *nr
 
 const struct merge_hits dso_hits__ops = {
 	.new = dso_hits__ops_new,
+	.delete = dso_hits__ops_delete,
+	.feed = dso_hits__ops_feed,
+	.encode = dso_hits__ops_encode,
+};
+
+static void *dso_hits__ops_new_all(const struct pfile_idlayout *layout)
+{
+	struct dso_hits *h = dso_hits__new(layout);
+
+	if (h)
+		h->all = true;
+	return h;
+}
+
+const struct merge_hits dso_hits__all_ops = {
+	.new = dso_hits__ops_new_all,
 	.delete = dso_hits__ops_delete,
 	.feed = dso_hits__ops_feed,
 	.encode = dso_hits__ops_encode,

@@ -44,5 +44,7 @@ void dso_hits__free_ids(struct pfile_build_id *b, size_t nr);
 
 /* The tracker as merge takes it: encode reads files at / (no sys_root). */
 extern const struct merge_hits dso_hits__ops;
+/* perf record --buildid-all: the build ids of every DSO an MMAP names, hit or not. */
+extern const struct merge_hits dso_hits__all_ops;
 
 #endif

@@ -25,6 +25,8 @@
  */
 #include "recorder/header/synth_internal.h"
 
+#include <time.h>
+
 #define ALIGN8(x) (((x) + 7) & ~(size_t)7)
 #define COMM_LEN 16
 
@@ -262,9 +264,23 @@ static int synth__fail(struct synth *s, const char *path, int err)
 	return err;
 }
 
+/* perf's proc_map_timeout check: elapsed time strictly above the limit. */
+static bool synth__maps_timed_out(const struct synth *s, const struct timespec *t0)
+{
+	struct timespec t;
+	uint64_t ns;
+
+	if (!s->has_map_timeout)
+		return false;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	ns = (uint64_t)(t.tv_sec - t0->tv_sec) * 1000000000ULL + t.tv_nsec - t0->tv_nsec;
+	return ns > (uint64_t)s->proc_map_timeout_ms * 1000000ULL;
+}
+
 /* MMAP2 for each wanted mapping of process @pid (leader's view, as perf reads it). */
 static int synth__mmaps(struct synth *s, pid_t pid)
 {
+	struct timespec t0;
 	char path[PATH_MAX];
 	struct maps_line m;
 	char *line = NULL;
@@ -279,10 +295,15 @@ static int synth__mmaps(struct synth *s, pid_t pid)
 	f = fopen(path, "re");
 	if (!f)
 		return errno == ENOENT ? -ESRCH : synth__fail(s, path, -errno);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (!err && getline(&line, &cap, f) > 0) {
 		if (!maps_line__parse(&m, line) || !synth__mmap_wanted(s, &m, &misc))
 			continue;
 		err = synth__mmap2(s, pid, &m, misc);
+		if (!err && synth__maps_timed_out(s, &t0)) {
+			s->nr_map_timeouts++;
+			break;
+		}
 	}
 	/* A read error (EACCES for another user's task under ptrace rules) shows here. */
 	if (!err && ferror(f))
@@ -314,7 +335,9 @@ static int synth__task(struct synth *s, pid_t pid, pid_t tid)
 	err = synth__fork(s, tid, &t);
 	if (!err)
 		err = synth__comm(s, tid, &t);
-	if (!err && tid == pid && !t.kernel_thread) {
+	if (!err && s->namespaces)
+		err = synth__namespaces(s, pid, tid);
+	if (!err && tid == pid && !t.kernel_thread && !s->no_mmap) {
 		err = synth__mmaps(s, pid);
 		/* the process exited while we read it: what we have is still right */
 		if (err == -ESRCH)
@@ -406,7 +429,9 @@ static int synth__listed(struct synth *s, pid_t tid, pid_t *tgid)
 		return -ESRCH;
 	*tgid = t.tgid;
 	err = synth__comm(s, tid, &t);
-	if (err || tid != t.tgid)
+	if (!err && s->namespaces)
+		err = synth__namespaces(s, t.tgid, tid);
+	if (err || tid != t.tgid || s->no_mmap)
 		return err;
 	err = synth__mmaps(s, tid);
 	return err == -ESRCH ? 0 : err;

@@ -23,6 +23,18 @@ struct synth {
 	 * non-executable mappings too, with misc MMAP_DATA.
 	 */
 	bool mmap_data;
+	/* --synth=task: FORK/COMM only, no MMAP2 of the tasks' maps. */
+	bool no_mmap;
+	/* --namespaces: a NAMESPACES record after each synthesized COMM. */
+	bool namespaces;
+	/*
+	 * --proc-map-timeout (with has_map_timeout): stop reading one
+	 * process's maps after this many ms, as perf does (0 = after the first
+	 * mapping); counted in nr_map_timeouts.
+	 */
+	bool has_map_timeout;
+	unsigned proc_map_timeout_ms;
+	unsigned int nr_map_timeouts;
 	/* synth__threads: skip tasks whose maps are unreadable, as for -a (-u). */
 	bool skip_unreadable;
 	/* Out: the /proc file that failed, for the caller's one-line error. */
@@ -67,6 +79,18 @@ int synth__all_processes(struct synth *s);
  * (then counted as by synth__all_processes).
  */
 int synth__threads(struct synth *s, const pid_t *tids, size_t nr);
+/*
+ * NAMESPACES (28) of thread @tid of process @pid: dev and inode of its
+ * /proc/PID/task/TID/ns links in perf's order (net, uts, ipc, pid, user,
+ * mnt, cgroup; zero where unreadable). 0 / -errno.
+ */
+int synth__namespaces(struct synth *s, pid_t pid, pid_t tid);
+/*
+ * CGROUP (19) for every directory of the cgroup v2 hierarchy mounted at
+ * @root: its id (the file handle the kernel's cgroup ids are) and its path
+ * from the root, as perf_event__synthesize_cgroups. 0 / -errno.
+ */
+int synth__cgroups(struct synth *s, const char *root);
 /* THREAD_MAP (73) for @tids (nr may be 1 with tid -1 for system-wide) */
 int synth__thread_map(struct synth *s, const pid_t *tids, size_t nr);
 /* CPU_MAP (74) for @cpus */
