@@ -253,7 +253,7 @@ static void print_writers(struct session *s)
 	pr_info("writers: --affinity=%s, woken at %u ring bytes (--mmap-flush)", aff[s->o->affinity],
 		s->evl.nr ? s->evl.evsel[0].ev.attr.wakeup_watermark : 0);
 	for (size_t g = 0; g < s->nr_writers; g++)
-		pr_info("writer %zu: may run on %d cpus", g,
+		pr_info("affinity of writer %zu: may run on %d cpus", g,
 			writer__stats(s->writers[g])->nr_allowed);
 
 	for (size_t g = 0; g < s->nr_writers; g++) {

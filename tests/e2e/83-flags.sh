@@ -173,7 +173,7 @@ grep -q "proc-map-timeout" pmt.err || { cat pmt.err; fail "--proc-map-timeout: n
 ncpu=$(nproc)
 aff() {
 	"$SHARDREC" record -v --threads=cpu --affinity="$1" -e cpu-clock -o aff.data -- true 2>&1 |
-		sed -n 's/.*writer [0-9]*: may run on \([0-9]*\) cpus.*/\1/p' | sort -u
+		sed -n 's/.*affinity of writer [0-9]*: may run on \([0-9]*\) cpus.*/\1/p' | sort -u
 }
 [ "$(aff cpu)" = 1 ] || fail "--affinity=cpu: a writer may run on $(aff cpu) CPUs"
 [ "$(aff sys)" = "$ncpu" ] || fail "--affinity=sys: a writer may run on $(aff sys) CPUs, not $ncpu"
