@@ -8,6 +8,7 @@
  * record's own size so that no reader, perf or another, reads past it.
  */
 #include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/pcursor.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -61,29 +62,6 @@ void pfile_check__release(struct pfile_check *c)
 	c->lay = NULL;
 }
 
-/* A bounded reader over one record's bytes. */
-struct rcur {
-	const unsigned char *p;
-	size_t left;
-};
-
-static bool take(struct rcur *c, void *dst, uint64_t n)
-{
-	if (n > c->left)
-		return false;
-	if (dst)
-		memcpy(dst, c->p, n);
-	c->p += n;
-	c->left -= n;
-	return true;
-}
-
-static bool take_u64(struct rcur *c, uint64_t *v)
-{
-	uint64_t tmp;
-
-	return take(c, v ? v : &tmp, 8);
-}
 
 static uint64_t u64_at(const unsigned char *p)
 {
@@ -102,70 +80,70 @@ static long event_of(const struct pfile *pf, uint64_t id)
 }
 
 /* read_format values, as in a SAMPLE's READ field or a READ record. */
-static bool read_values(struct rcur *c, uint64_t rf)
+static bool read_values(struct pcursor *c, uint64_t rf)
 {
 	uint64_t nr = 1, per = 1 + !!(rf & PERF_FORMAT_ID) + !!(rf & 16ULL);
 
-	if ((rf & FORMAT_GROUP) && !take_u64(c, &nr))
+	if ((rf & FORMAT_GROUP) && !pcursor__u64(c, &nr))
 		return false;
-	if (!(rf & FORMAT_GROUP) && !take_u64(c, NULL))
+	if (!(rf & FORMAT_GROUP) && !pcursor__u64(c, NULL))
 		return false;
-	if (((rf & PERF_FORMAT_TOTAL_TIME_ENABLED) && !take_u64(c, NULL)) ||
-	    ((rf & PERF_FORMAT_TOTAL_TIME_RUNNING) && !take_u64(c, NULL)))
+	if (((rf & PERF_FORMAT_TOTAL_TIME_ENABLED) && !pcursor__u64(c, NULL)) ||
+	    ((rf & PERF_FORMAT_TOTAL_TIME_RUNNING) && !pcursor__u64(c, NULL)))
 		return false;
 	if (!(rf & FORMAT_GROUP))
 		per--; /* the value came first */
 	if (per && nr > c->left / 8 / per)
 		return false;
-	return take(c, NULL, nr * per * 8);
+	return pcursor__take(c, NULL, nr * per * 8);
 }
 
 /* u64 count of @unit-byte entries, then the entries. */
-static bool counted(struct rcur *c, uint64_t unit)
+static bool counted(struct pcursor *c, uint64_t unit)
 {
 	uint64_t nr;
 
-	return take_u64(c, &nr) && nr <= c->left / unit && take(c, NULL, nr * unit);
+	return pcursor__u64(c, &nr) && nr <= c->left / unit && pcursor__take(c, NULL, nr * unit);
 }
 
-static bool regs(struct rcur *c, uint64_t mask)
+static bool regs(struct pcursor *c, uint64_t mask)
 {
 	uint64_t abi;
 
-	if (!take_u64(c, &abi))
+	if (!pcursor__u64(c, &abi))
 		return false;
-	return !abi || take(c, NULL, 8ULL * __builtin_popcountll(mask));
+	return !abi || pcursor__take(c, NULL, 8ULL * __builtin_popcountll(mask));
 }
 
-static bool stack_user(struct rcur *c)
+static bool stack_user(struct pcursor *c)
 {
 	uint64_t sz, dyn;
 
-	if (!take_u64(c, &sz))
+	if (!pcursor__u64(c, &sz))
 		return false;
-	return !sz || (take(c, NULL, sz) && take_u64(c, &dyn) && dyn <= sz);
+	return !sz || (pcursor__take(c, NULL, sz) && pcursor__u64(c, &dyn) && dyn <= sz);
 }
 
 /* RAW: u32 size then the bytes, which the kernel pads to end u64-aligned. */
-static bool raw(struct rcur *c)
+static bool raw(struct pcursor *c)
 {
 	uint32_t sz;
 
-	return take(c, &sz, 4) && (4 + (uint64_t)sz) % 8 == 0 && take(c, NULL, sz);
+	return pcursor__take(c, &sz, 4) && (4 + (uint64_t)sz) % 8 == 0 && pcursor__take(c, NULL, sz);
 }
 
 /* branch_stack: nr, hw_idx when the event asked for it, then nr 24-byte entries. */
-static bool branches(struct rcur *c, bool hw_idx)
+static bool branches(struct pcursor *c, bool hw_idx)
 {
 	uint64_t nr;
 
-	if (!take_u64(c, &nr) || (hw_idx && !take_u64(c, NULL)))
+	if (!pcursor__u64(c, &nr) || (hw_idx && !pcursor__u64(c, NULL)))
 		return false;
-	return nr <= c->left / 24 && take(c, NULL, nr * 24);
+	return nr <= c->left / 24 && pcursor__take(c, NULL, nr * 24);
 }
 
 /* The fields after the fixed u64s, in evsel__parse_sample()'s order, to STACK_USER. */
-static bool sample_tail(struct rcur *c, const struct perf_event_attr *a)
+static bool sample_tail(struct pcursor *c, const struct perf_event_attr *a)
 {
 	uint64_t st = a->sample_type;
 
@@ -185,7 +163,7 @@ static bool sample_tail(struct rcur *c, const struct perf_event_attr *a)
 }
 
 /* The rest, WEIGHT to AUX. */
-static bool sample_tail2(struct rcur *c, const struct perf_event_attr *a)
+static bool sample_tail2(struct pcursor *c, const struct perf_event_attr *a)
 {
 	static const uint64_t u64s[] = {
 		PERF_SAMPLE_WEIGHT | (1ULL << 24), PERF_SAMPLE_DATA_SRC, PERF_SAMPLE_TRANSACTION,
@@ -197,12 +175,12 @@ static bool sample_tail2(struct rcur *c, const struct perf_event_attr *a)
 	uint64_t st = a->sample_type;
 
 	for (size_t i = 0; i < sizeof(u64s) / sizeof(u64s[0]); i++)
-		if ((st & u64s[i]) && !take_u64(c, NULL))
+		if ((st & u64s[i]) && !pcursor__u64(c, NULL))
 			return false;
 	if ((st & PERF_SAMPLE_REGS_INTR) && !regs(c, a->sample_regs_intr))
 		return false;
 	for (size_t i = 0; i < sizeof(u64s2) / sizeof(u64s2[0]); i++)
-		if ((st & u64s2[i]) && !take_u64(c, NULL))
+		if ((st & u64s2[i]) && !pcursor__u64(c, NULL))
 			return false;
 	if ((st & (1ULL << 20)) /* AUX */ && !counted(c, 1))
 		return false;
@@ -214,7 +192,7 @@ static int check_sample(const struct pfile_check *c, const unsigned char *rec, s
 {
 	const struct pfile *pf = c->pf;
 	const struct pfile_idlayout *l0 = &c->lay[0];
-	struct rcur cur = {rec + 8, size - 8};
+	struct pcursor cur = {rec + 8, size - 8};
 	long ev = 0;
 	uint64_t id, fixed;
 
@@ -234,7 +212,7 @@ static int check_sample(const struct pfile_check *c, const unsigned char *rec, s
 					  PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
 					  PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
 					  PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD);
-	if (!take(&cur, NULL, 8ULL * __builtin_popcountll(fixed)) ||
+	if (!pcursor__take(&cur, NULL, 8ULL * __builtin_popcountll(fixed)) ||
 	    !sample_tail(&cur, &pf->events[ev].attr) || !sample_tail2(&cur, &pf->events[ev].attr)) {
 		*why = "sample does not parse against its sample_type";
 		return PFILE_CHECK_BAD;
@@ -276,7 +254,7 @@ static bool kernel_body(const struct pfile_check *c, long ev, unsigned type,
 			const unsigned char *b, size_t len)
 {
 	const struct kspec *k = &kspec[type];
-	struct rcur cur = {b, len};
+	struct pcursor cur = {b, len};
 	uint16_t old_len, new_len;
 
 	if (len < k->body)
@@ -285,10 +263,10 @@ static bool kernel_body(const struct pfile_check *c, long ev, unsigned type,
 		return len > k->body && memchr(b + k->body, '\0', len - k->body);
 	switch (type) {
 	case PERF_RECORD_READ:
-		return take(&cur, NULL, 8) && read_values(&cur, c->pf->events[ev].attr.read_format) &&
+		return pcursor__take(&cur, NULL, 8) && read_values(&cur, c->pf->events[ev].attr.read_format) &&
 		       !cur.left;
 	case PERF_RECORD_NAMESPACES:
-		return take(&cur, NULL, 8) && counted(&cur, 16) && !cur.left;
+		return pcursor__take(&cur, NULL, 8) && counted(&cur, 16) && !cur.left;
 	case PERF_RECORD_TEXT_POKE:
 		memcpy(&old_len, b + 8, 2);
 		memcpy(&new_len, b + 10, 2);

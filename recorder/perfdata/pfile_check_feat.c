@@ -7,6 +7,7 @@
  * here every count, length and string must lie inside its section.
  */
 #include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/pcursor.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -16,49 +17,20 @@
 #define TRACE_STR_MAX 8191		/* trace_report's read_string: char buf[BUFSIZ] */
 #define ATTR_SIZE_VER0 64
 
-struct fcur {
-	const unsigned char *p;
-	size_t left;
-};
-
-static bool take(struct fcur *c, void *dst, uint64_t n)
-{
-	if (n > c->left)
-		return false;
-	if (dst)
-		memcpy(dst, c->p, n);
-	c->p += n;
-	c->left -= n;
-	return true;
-}
-
-static bool u32(struct fcur *c, uint32_t *v)
-{
-	uint32_t tmp;
-
-	return take(c, v ? v : &tmp, 4);
-}
-
-static bool u64(struct fcur *c, uint64_t *v)
-{
-	uint64_t tmp;
-
-	return take(c, v ? v : &tmp, 8);
-}
 
 /* do_read_string(): u32 len, then len bytes holding a NUL. */
-static bool str(struct fcur *c)
+static bool str(struct pcursor *c)
 {
 	uint32_t len;
 	const unsigned char *s;
 
-	if (!u32(c, &len) || !len)
+	if (!pcursor__u32(c, &len) || !len)
 		return false;
 	s = c->p;
-	return take(c, NULL, len) && memchr(s, '\0', len);
+	return pcursor__take(c, NULL, len) && memchr(s, '\0', len);
 }
 
-static bool strs(struct fcur *c, uint64_t n)
+static bool strs(struct pcursor *c, uint64_t n)
 {
 	for (uint64_t i = 0; i < n; i++)
 		if (!str(c))
@@ -67,17 +39,17 @@ static bool strs(struct fcur *c, uint64_t n)
 }
 
 /* u32 count, then @per strings each. */
-static bool counted_strs(struct fcur *c, unsigned per)
+static bool counted_strs(struct pcursor *c, unsigned per)
 {
 	uint32_t n;
 
-	return u32(c, &n) && n <= c->left / 5 && strs(c, (uint64_t)n * per);
+	return pcursor__u32(c, &n) && n <= c->left / 5 && strs(c, (uint64_t)n * per);
 }
 
 /* ---- TRACING_DATA ---- */
 
 /* trace_report()'s read_string: NUL-terminated, at most BUFSIZ bytes with the NUL. */
-static bool tstr(struct fcur *c, const char **s)
+static bool tstr(struct pcursor *c, const char **s)
 {
 	size_t max = c->left < TRACE_STR_MAX + 1 ? c->left : TRACE_STR_MAX + 1;
 	const unsigned char *nul = memchr(c->p, '\0', max);
@@ -86,16 +58,16 @@ static bool tstr(struct fcur *c, const char **s)
 		return false;
 	if (s)
 		*s = (const char *)c->p;
-	return take(c, NULL, nul - c->p + 1);
+	return pcursor__take(c, NULL, nul - c->p + 1);
 }
 
 /* u64 size then the bytes; *@blob points at them. */
-static bool tblob(struct fcur *c, const unsigned char **blob, uint64_t *len)
+static bool tblob(struct pcursor *c, const unsigned char **blob, uint64_t *len)
 {
-	if (!u64(c, len))
+	if (!pcursor__u64(c, len))
 		return false;
 	*blob = c->p;
-	return take(c, NULL, *len);
+	return pcursor__take(c, NULL, *len);
 }
 
 static bool format_has_id(const unsigned char *b, uint64_t len, uint64_t id)
@@ -113,21 +85,21 @@ static bool format_has_id(const unsigned char *b, uint64_t len, uint64_t id)
 	return false;
 }
 
-static bool tracing_files(struct fcur *c, uint64_t want, bool *found)
+static bool tracing_files(struct pcursor *c, uint64_t want, bool *found)
 {
 	const unsigned char *blob;
 	uint32_t n, systems;
 	uint64_t len;
 
-	if (!u32(c, &n)) /* ftrace formats */
+	if (!pcursor__u32(c, &n)) /* ftrace formats */
 		return false;
 	for (uint32_t i = 0; i < n; i++)
 		if (!tblob(c, &blob, &len))
 			return false;
-	if (!u32(c, &systems))
+	if (!pcursor__u32(c, &systems))
 		return false;
 	for (uint32_t s = 0; s < systems; s++) {
-		if (!tstr(c, NULL) || !u32(c, &n))
+		if (!tstr(c, NULL) || !pcursor__u32(c, &n))
 			return false;
 		for (uint32_t i = 0; i < n; i++) {
 			if (!tblob(c, &blob, &len))
@@ -147,7 +119,7 @@ static bool tracing_files(struct fcur *c, uint64_t want, bool *found)
 static bool tracing_data(const void *data, size_t size, uint64_t want, bool *found)
 {
 	static const unsigned char magic[10] = {23, 8, 68, 't', 'r', 'a', 'c', 'i', 'n', 'g'};
-	struct fcur c = {data, size};
+	struct pcursor c = {data, size};
 	const unsigned char *blob;
 	const char *version;
 	unsigned char endian_long[2];
@@ -157,19 +129,19 @@ static bool tracing_data(const void *data, size_t size, uint64_t want, bool *fou
 	*found = false;
 	if (size < sizeof(magic) || memcmp(data, magic, sizeof(magic)))
 		return false;
-	take(&c, NULL, sizeof(magic));
-	if (!tstr(&c, &version) || !take(&c, endian_long, 2) || endian_long[0] != 0 ||
-	    (endian_long[1] != 4 && endian_long[1] != 8) || !u32(&c, &page) || !page)
+	pcursor__take(&c, NULL, sizeof(magic));
+	if (!tstr(&c, &version) || !pcursor__take(&c, endian_long, 2) || endian_long[0] != 0 ||
+	    (endian_long[1] != 4 && endian_long[1] != 8) || !pcursor__u32(&c, &page) || !page)
 		return false;
-	if (c.left < 12 || memcmp(c.p, "header_page", 12) || !take(&c, NULL, 12) ||
+	if (c.left < 12 || memcmp(c.p, "header_page", 12) || !pcursor__take(&c, NULL, 12) ||
 	    !tblob(&c, &blob, &len64))
 		return false;
-	if (c.left < 13 || memcmp(c.p, "header_event", 13) || !take(&c, NULL, 13) ||
+	if (c.left < 13 || memcmp(c.p, "header_event", 13) || !pcursor__take(&c, NULL, 13) ||
 	    !tblob(&c, &blob, &len64))
 		return false;
 	if (!tracing_files(&c, want, found))
 		return false;
-	if (!u32(&c, &len) || !take(&c, NULL, len) || !u32(&c, &len) || !take(&c, NULL, len))
+	if (!pcursor__u32(&c, &len) || !pcursor__take(&c, NULL, len) || !pcursor__u32(&c, &len) || !pcursor__take(&c, NULL, len))
 		return false;
 	if (strtod(version, NULL) >= 0.6 && !tblob(&c, &blob, &len64))
 		return false;
@@ -178,15 +150,15 @@ static bool tracing_data(const void *data, size_t size, uint64_t want, bool *fou
 
 /* ---- the others ---- */
 
-static bool event_desc(struct fcur *c)
+static bool event_desc(struct pcursor *c)
 {
 	uint32_t nr, sz, nr_ids;
 
-	if (!u32(c, &nr) || !u32(c, &sz) || sz < ATTR_SIZE_VER0 || sz > 4096 || nr > c->left / sz)
+	if (!pcursor__u32(c, &nr) || !pcursor__u32(c, &sz) || sz < ATTR_SIZE_VER0 || sz > 4096 || nr > c->left / sz)
 		return false;
 	for (uint32_t i = 0; i < nr; i++)
-		if (!take(c, NULL, sz) || !u32(c, &nr_ids) || !str(c) ||
-		    !take(c, NULL, (uint64_t)nr_ids * 8))
+		if (!pcursor__take(c, NULL, sz) || !pcursor__u32(c, &nr_ids) || !str(c) ||
+		    !pcursor__take(c, NULL, (uint64_t)nr_ids * 8))
 			return false;
 	return true;
 }
@@ -201,7 +173,7 @@ static uint32_t nr_cpus_avail(const struct pfile *pf)
 }
 
 /* Sibling strings, then (optional) per-CPU core/socket ids, then (optional) dies. */
-static bool cpu_topology(const struct pfile *pf, struct fcur *c)
+static bool cpu_topology(const struct pfile *pf, struct pcursor *c)
 {
 	uint64_t cpus = nr_cpus_avail(pf);
 
@@ -209,53 +181,53 @@ static bool cpu_topology(const struct pfile *pf, struct fcur *c)
 		return false;
 	if (!c->left)
 		return true;
-	if (!take(c, NULL, cpus * 8))
+	if (!pcursor__take(c, NULL, cpus * 8))
 		return false;
 	if (!c->left)
 		return true;
-	return counted_strs(c, 1) && take(c, NULL, cpus * 4);
+	return counted_strs(c, 1) && pcursor__take(c, NULL, cpus * 4);
 }
 
-static bool numa_topology(struct fcur *c)
+static bool numa_topology(struct pcursor *c)
 {
 	uint32_t nr;
 
-	if (!u32(c, &nr))
+	if (!pcursor__u32(c, &nr))
 		return false;
 	for (uint32_t i = 0; i < nr; i++)
-		if (!take(c, NULL, 4 + 8 + 8) || !str(c))
+		if (!pcursor__take(c, NULL, 4 + 8 + 8) || !str(c))
 			return false;
 	return true;
 }
 
-static bool pmu_mappings(struct fcur *c)
+static bool pmu_mappings(struct pcursor *c)
 {
 	uint32_t nr;
 
-	if (!u32(c, &nr))
+	if (!pcursor__u32(c, &nr))
 		return false;
 	for (uint32_t i = 0; i < nr; i++)
-		if (!u32(c, NULL) || !str(c))
+		if (!pcursor__u32(c, NULL) || !str(c))
 			return false;
 	return true;
 }
 
 /* process_group_desc(): the groups must match the events in order, or perf fails. */
-static bool group_desc(const struct pfile *pf, struct fcur *c)
+static bool group_desc(const struct pfile *pf, struct pcursor *c)
 {
 	uint32_t nr_groups, g = 0, left = 0, leader, members;
-	struct fcur d;
+	struct pcursor d;
 
-	if (!u32(c, &nr_groups) || nr_groups > c->left / 13)
+	if (!pcursor__u32(c, &nr_groups) || nr_groups > c->left / 13)
 		return false;
 	d = *c;
 	for (uint32_t i = 0; i < nr_groups; i++)
-		if (!str(c) || !u32(c, NULL) || !u32(c, NULL))
+		if (!str(c) || !pcursor__u32(c, NULL) || !pcursor__u32(c, NULL))
 			return false;
 	for (size_t ev = 0; ev < pf->nr_events; ev++) {
-		struct fcur peek = d;
+		struct pcursor peek = d;
 
-		if (g < nr_groups && str(&peek) && u32(&peek, &leader) && u32(&peek, &members) &&
+		if (g < nr_groups && str(&peek) && pcursor__u32(&peek, &leader) && pcursor__u32(&peek, &members) &&
 		    leader == ev) {
 			if (left)
 				return false;
@@ -269,85 +241,85 @@ static bool group_desc(const struct pfile *pf, struct fcur *c)
 	return g == nr_groups && !left;
 }
 
-static bool cache(struct fcur *c)
+static bool cache(struct pcursor *c)
 {
 	uint32_t version, nr;
 
-	if (!u32(c, &version) || version != 1 || !u32(c, &nr))
+	if (!pcursor__u32(c, &version) || version != 1 || !pcursor__u32(c, &nr))
 		return false;
 	for (uint32_t i = 0; i < nr; i++)
-		if (!take(c, NULL, 16) || !strs(c, 3))
+		if (!pcursor__take(c, NULL, 16) || !strs(c, 3))
 			return false;
 	return true;
 }
 
-static bool bitmap(struct fcur *c)
+static bool bitmap(struct pcursor *c)
 {
 	uint64_t bits;
 
-	return u64(c, &bits) && bits <= c->left * 8 && take(c, NULL, (bits + 63) / 64 * 8);
+	return pcursor__u64(c, &bits) && bits <= c->left * 8 && pcursor__take(c, NULL, (bits + 63) / 64 * 8);
 }
 
-static bool mem_topology(struct fcur *c)
+static bool mem_topology(struct pcursor *c)
 {
 	uint64_t version, nr;
 
-	if (!u64(c, &version) || version != 1 || !u64(c, NULL) || !u64(c, &nr))
+	if (!pcursor__u64(c, &version) || version != 1 || !pcursor__u64(c, NULL) || !pcursor__u64(c, &nr))
 		return false;
 	for (uint64_t i = 0; i < nr; i++)
-		if (!u64(c, NULL) || !u64(c, NULL) || !bitmap(c))
+		if (!pcursor__u64(c, NULL) || !pcursor__u64(c, NULL) || !bitmap(c))
 			return false;
 	return true;
 }
 
 /* u32 count, then per entry two u32 lengths (or id and length) and the bytes. */
-static bool bpf(struct fcur *c, bool prog)
+static bool bpf(struct pcursor *c, bool prog)
 {
 	uint32_t nr, a, b;
 
-	if (!u32(c, &nr))
+	if (!pcursor__u32(c, &nr))
 		return false;
 	for (uint32_t i = 0; i < nr; i++) {
-		if (!u32(c, &a) || !u32(c, &b))
+		if (!pcursor__u32(c, &a) || !pcursor__u32(c, &b))
 			return false;
-		if (prog && (a > 256 || !u64(c, NULL) || !take(c, NULL, a)))
+		if (prog && (a > 256 || !pcursor__u64(c, NULL) || !pcursor__take(c, NULL, a)))
 			return false;
-		if (!take(c, NULL, b))
+		if (!pcursor__take(c, NULL, b))
 			return false;
 	}
 	return true;
 }
 
-static bool pmu_caps(struct fcur *c)
+static bool pmu_caps(struct pcursor *c)
 {
 	uint32_t nr, caps;
 
-	if (!u32(c, &nr))
+	if (!pcursor__u32(c, &nr))
 		return false;
 	for (uint32_t i = 0; i < nr; i++)
-		if (!u32(c, &caps) || caps > c->left / 10 || !strs(c, 2ULL * caps) || !str(c))
+		if (!pcursor__u32(c, &caps) || caps > c->left / 10 || !strs(c, 2ULL * caps) || !str(c))
 			return false;
 	return true;
 }
 
 /* BUILD_ID: a run of perf_record_header_build_id entries, each with a path. */
-static bool build_ids(struct fcur *c)
+static bool build_ids(struct pcursor *c)
 {
 	while (c->left) {
 		struct perf_event_header h;
 		const unsigned char *e = c->p;
 
-		if (!take(c, &h, sizeof(h)) || h.size <= PFILE_BUILD_ID_REC_SIZE ||
+		if (!pcursor__take(c, &h, sizeof(h)) || h.size <= PFILE_BUILD_ID_REC_SIZE ||
 		    h.size - sizeof(h) > c->left)
 			return false;
-		take(c, NULL, h.size - sizeof(h));
+		pcursor__take(c, NULL, h.size - sizeof(h));
 		if (!memchr(e + PFILE_BUILD_ID_REC_SIZE, '\0', h.size - PFILE_BUILD_ID_REC_SIZE))
 			return false;
 	}
 	return true;
 }
 
-static bool feature(const struct pfile *pf, int feat, struct fcur *c)
+static bool feature(const struct pfile *pf, int feat, struct pcursor *c)
 {
 	uint32_t v[5];
 	uint64_t nr;
@@ -355,14 +327,14 @@ static bool feature(const struct pfile *pf, int feat, struct fcur *c)
 
 	switch (feat) {
 	case PFILE_FEAT_TRACING_DATA:
-		return tracing_data(c->p, c->left, UINT64_MAX, &found) && take(c, NULL, c->left);
+		return tracing_data(c->p, c->left, UINT64_MAX, &found) && pcursor__take(c, NULL, c->left);
 	case PFILE_FEAT_BUILD_ID:
 		return build_ids(c);
 	case PFILE_FEAT_HOSTNAME: case PFILE_FEAT_OSRELEASE: case PFILE_FEAT_VERSION:
 	case PFILE_FEAT_ARCH: case PFILE_FEAT_CPUDESC: case PFILE_FEAT_CPUID:
 		return str(c);
 	case PFILE_FEAT_NRCPUS: case PFILE_FEAT_TOTAL_MEM: case PFILE_FEAT_CLOCKID:
-		return take(c, NULL, 8);
+		return pcursor__take(c, NULL, 8);
 	case PFILE_FEAT_CMDLINE:
 		return counted_strs(c, 1);
 	case PFILE_FEAT_EVENT_DESC:
@@ -378,21 +350,21 @@ static bool feature(const struct pfile *pf, int feat, struct fcur *c)
 	case PFILE_FEAT_GROUP_DESC:
 		return group_desc(pf, c);
 	case PFILE_FEAT_AUXTRACE:
-		return u64(c, &nr) && nr <= c->left / 16 && take(c, NULL, nr * 16);
+		return pcursor__u64(c, &nr) && nr <= c->left / 16 && pcursor__take(c, NULL, nr * 16);
 	case PFILE_FEAT_CACHE:
 		return cache(c);
 	case PFILE_FEAT_SAMPLE_TIME:
-		return take(c, NULL, 16);
+		return pcursor__take(c, NULL, 16);
 	case PFILE_FEAT_MEM_TOPOLOGY:
 		return mem_topology(c);
 	case PFILE_FEAT_BPF_PROG_INFO: case PFILE_FEAT_BPF_BTF:
 		return bpf(c, feat == PFILE_FEAT_BPF_PROG_INFO);
 	case PFILE_FEAT_COMPRESSED: /* version 0, zstd, level, ratio, mmap_len */
-		return take(c, v, 20) && v[0] == 0 && v[1] == 1 && v[4];
+		return pcursor__take(c, v, 20) && v[0] == 0 && v[1] == 1 && v[4];
 	case PFILE_FEAT_CPU_PMU_CAPS:
 		return counted_strs(c, 2);
 	case PFILE_FEAT_CLOCK_DATA: /* version 1, clockid, tod_ns, clockid_ns */
-		return u32(c, &v[0]) && v[0] == 1 && take(c, NULL, 20);
+		return pcursor__u32(c, &v[0]) && v[0] == 1 && pcursor__take(c, NULL, 20);
 	case PFILE_FEAT_HYBRID_TOPOLOGY:
 		return counted_strs(c, 2);
 	case PFILE_FEAT_PMU_CAPS:
@@ -405,7 +377,7 @@ static bool feature(const struct pfile *pf, int feat, struct fcur *c)
 bool pfile_check__feature(const struct pfile *pf, int feat, const void *data, size_t size,
 			  const char **why)
 {
-	struct fcur c = {data, size};
+	struct pcursor c = {data, size};
 
 	*why = NULL;
 	if (!feature(pf, feat, &c) || c.left) {

@@ -9,6 +9,7 @@
  * this code also runs under a fuzzer and on files of killed recorders.
  */
 #include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/pcursor.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -368,35 +369,20 @@ static int features__load(struct pfile *pf, char *err, size_t errlen, const char
 
 /* ---- event names from EVENT_DESC ---- */
 
-struct cursor {
-	const unsigned char *p;
-	size_t left;
-};
-
-static bool cursor__take(struct cursor *c, void *dst, uint64_t n)
-{
-	if (n > c->left)
-		return false;
-	if (dst)
-		memcpy(dst, c->p, n);
-	c->p += n;
-	c->left -= n;
-	return true;
-}
 
 /* One EVENT_DESC entry (see write_event_desc()); its name if @name. */
-static bool event_desc__entry(struct cursor *c, uint32_t attr_sz, char **name)
+static bool event_desc__entry(struct pcursor *c, uint32_t attr_sz, char **name)
 {
 	uint32_t nr_ids, len;
 	const char *s;
 
-	if (!cursor__take(c, NULL, attr_sz) || !cursor__take(c, &nr_ids, 4) ||
-	    !cursor__take(c, &len, 4))
+	if (!pcursor__take(c, NULL, attr_sz) || !pcursor__take(c, &nr_ids, 4) ||
+	    !pcursor__take(c, &len, 4))
 		return false;
 	s = (const char *)c->p;
-	if (!len || !cursor__take(c, NULL, len) || !memchr(s, '\0', len))
+	if (!len || !pcursor__take(c, NULL, len) || !memchr(s, '\0', len))
 		return false;
-	if (!cursor__take(c, NULL, (uint64_t)nr_ids * sizeof(uint64_t)))
+	if (!pcursor__take(c, NULL, (uint64_t)nr_ids * sizeof(uint64_t)))
 		return false;
 	if (name && !*name)
 		*name = strdup(s);
@@ -406,11 +392,11 @@ static bool event_desc__entry(struct cursor *c, uint32_t attr_sz, char **name)
 /* Best effort: a malformed EVENT_DESC just leaves the default names. */
 static void events__names_from_desc(struct pfile *pf)
 {
-	struct cursor c = {pf->feats.sec[PFILE_FEAT_EVENT_DESC].data,
+	struct pcursor c = {pf->feats.sec[PFILE_FEAT_EVENT_DESC].data,
 			   pf->feats.sec[PFILE_FEAT_EVENT_DESC].size};
 	uint32_t nr, attr_sz, i;
 
-	if (!c.p || !cursor__take(&c, &nr, 4) || !cursor__take(&c, &attr_sz, 4))
+	if (!c.p || !pcursor__take(&c, &nr, 4) || !pcursor__take(&c, &attr_sz, 4))
 		return;
 	for (i = 0; i < nr; i++) {
 		char **name = i < pf->nr_events ? &pf->events[i].name : NULL;
