@@ -117,7 +117,7 @@ static bool regs(struct pcursor *c, uint64_t mask)
 
 static bool stack_user(struct pcursor *c)
 {
-	uint64_t sz, dyn;
+	uint64_t sz, dyn = 0; /* set by pcursor__u64 when it returns true; gcc -O1 cannot see that */
 
 	if (!pcursor__u64(c, &sz))
 		return false;
