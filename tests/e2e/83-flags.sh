@@ -142,6 +142,8 @@ rec_p() {
 	synth_of "$name.data" >"$name.syn"
 	kill "$TPID" 2>/dev/null || true
 	wait "$TPID" 2>/dev/null || true
+	# NO_PERF=1: no reference recording (perf 6.1 itself aborts on some)
+	[ -z "${NO_PERF:-}" ] || return 0
 	target
 	"$PERF" record -q -e cpu-clock -p "$TPID" "$@" -o "$name.perf" -- sleep 0.8 2>/dev/null ||
 		fail "perf record -p $* failed"
@@ -162,8 +164,10 @@ rec_p synthtask --synth=task
 grep -q COMM synthtask.syn && ! grep -q MMAP2 synthtask.syn ||
 	{ cat synthtask.syn; fail "--synth=task: not COMM without MMAP2"; }
 ! grep -q MMAP2 synthtask.psyn || fail "perf's --synth=task has MMAP2"
-# perf reads one mapping before its first check of the time; so do we.
-rec_p pmt --proc-map-timeout=0
+# perf reads one mapping before its first check of the time; so do we. perf
+# 6.1 aborts now and then recording with --proc-map-timeout=0 (and its script
+# on such a file), so the figure is perf's rule, not its file.
+NO_PERF=1 rec_p pmt --proc-map-timeout=0
 [ "$(grep -c MMAP2 pmt.syn)" = 1 ] || { cat pmt.syn; fail "--proc-map-timeout=0: not one MMAP2"; }
 [ "$(grep -c MMAP2 pmt.syn)" -lt "$(grep -c MMAP2 synthdef.syn)" ] ||
 	fail "--proc-map-timeout=0 ignored: every map read"
