@@ -87,6 +87,18 @@ static int header__check_magic(const struct pfile_header *h, char *err, size_t e
 	return -EINVAL;
 }
 
+/* @s lies after the file header and inside the file; else says which section, where. */
+static bool section__in_file(const struct pfile *pf, const struct pfile_section *s,
+			     const char *what, char *err, size_t errlen, const char *path)
+{
+	if (s->offset >= PFILE_HEADER_SIZE && range_ok(s->offset, s->size, pf->file_size))
+		return true;
+	set_err(err, errlen, path, "%s section %llu+%llu outside the file (%llu bytes)", what,
+		(unsigned long long)s->offset, (unsigned long long)s->size,
+		(unsigned long long)pf->file_size);
+	return false;
+}
+
 static int header__check_attrs(const struct pfile *pf, char *err, size_t errlen, const char *path)
 {
 	const struct pfile_header *h = &pf->hdr;
@@ -97,13 +109,8 @@ static int header__check_attrs(const struct pfile *pf, char *err, size_t errlen,
 			(unsigned long long)h->attr_size);
 		return -EINVAL;
 	}
-	if (h->attrs.offset < PFILE_HEADER_SIZE ||
-	    !range_ok(h->attrs.offset, h->attrs.size, pf->file_size)) {
-		set_err(err, errlen, path, "attr section %llu+%llu outside the file (%llu bytes)",
-			(unsigned long long)h->attrs.offset, (unsigned long long)h->attrs.size,
-			(unsigned long long)pf->file_size);
+	if (!section__in_file(pf, &h->attrs, "attr", err, errlen, path))
 		return -EINVAL;
-	}
 	if (!h->attrs.size) {
 		set_err(err, errlen, path, "no attrs");
 		return -EINVAL;
@@ -125,13 +132,8 @@ static int header__check_data(const struct pfile *pf, char *err, size_t errlen, 
 {
 	const struct pfile_header *h = &pf->hdr;
 
-	if (h->data.offset < PFILE_HEADER_SIZE ||
-	    !range_ok(h->data.offset, h->data.size, pf->file_size)) {
-		set_err(err, errlen, path, "data section %llu+%llu outside the file (%llu bytes)",
-			(unsigned long long)h->data.offset, (unsigned long long)h->data.size,
-			(unsigned long long)pf->file_size);
+	if (!section__in_file(pf, &h->data, "data", err, errlen, path))
 		return -EINVAL;
-	}
 	if (sections_overlap(&h->attrs, &h->data)) {
 		set_err(err, errlen, path, "attr and data sections overlap");
 		return -EINVAL;
