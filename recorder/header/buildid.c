@@ -244,18 +244,19 @@ int buildid__read_elf(const char *path, uint8_t id[20], uint8_t *size)
 {
 	unsigned char eh[sizeof(Elf64_Ehdr)];
 	struct elf_info e = {.fd = -1};
-	struct stat st;
+	off_t end;
 	ssize_t n;
 	int err;
 
-	/* O_NONBLOCK: maps may name FIFOs or devices; only regular files are read. */
-	e.fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	/* Maps may name FIFOs or devices: only regular files are read (-EINVAL otherwise). */
+	e.fd = pfile__open_input(AT_FDCWD, path, 0);
 	if (e.fd < 0)
-		return -errno;
+		return e.fd == -ENODEV ? -EINVAL : e.fd;
 	err = -EINVAL;
-	if (fstat(e.fd, &st) < 0 || !S_ISREG(st.st_mode))
+	end = lseek(e.fd, 0, SEEK_END);
+	if (end < 0)
 		goto out_close;
-	e.file_size = st.st_size;
+	e.file_size = end;
 	n = pread(e.fd, eh, sizeof(eh), 0);
 	if (n < 0 || elf_info__init(&e, eh, n))
 		goto out_close;
