@@ -55,8 +55,9 @@ ALLOW_LOSS_WARNING=1 check_perf_file fr.data
 gaps=$(awk 'NR > 1 && $1 - p > 0.4 { n++ } { p = $1 } END { print n + 0 }' fr.times)
 echo "flight recorder: $(wc -l <fr.times) samples, $gaps gaps over 0.4 s"
 [ "$gaps" -ge 2 ] || fail "no gaps between dumps: the rings were read forward"
-"$PERF" report -i fr.data --stdio --sort comm,sym 2>/dev/null >fr.rep
-grep -q "hot  *\[\.\] hot_loop" fr.rep || { head -20 fr.rep; fail "hot_loop not resolved"; }
+# by pid, not by name: another job's "hot" may run beside this -a recording
+"$PERF" report -i fr.data --stdio --sort pid,sym 2>/dev/null >fr.rep
+grep -q " $hot:hot  *\[\.\] hot_loop" fr.rep || { head -20 fr.rep; fail "hot_loop of pid $hot not resolved"; }
 
 # --- compressed flight recorder ---
 "$SHARDREC" record -q --overwrite -z -m 8 -o z.data -- "$H" 300 2 >/dev/null 2>z.err ||
@@ -73,20 +74,28 @@ cmd() {
 	read -r -t 10 a <&4 || fail "no ack for $1"
 	[ "$a" = ack ] || fail "'$a' for $1"
 }
+# each workload's pid, to find its samples: the recording is -a, and other
+# jobs' processes may share these names
+run() {
+	"$@" &
+	local p=$!
+	wait $p
+	echo $p
+}
 cmd ping
-"$H" 300 1 # disabled: must not be sampled
+off1=$(run "$H" 300 1) # disabled: must not be sampled
 cmd enable
-"$W" 100 1
+on=$(run "$W" 100 1)
 cmd disable
-"$H" 300 1
+off2=$(run "$H" 300 1)
 cmd stop
 wait $rec || { cat c.err; fail "--control run failed"; }
 exec 3>&- 4<&-
 grep -q "events enabled" c.err || { cat c.err; fail "no enable message"; }
 check_perf_file c.data
-"$PERF" report -i c.data --stdio --sort comm 2>/dev/null >c.rep
-grep -q " cpuwork *$" c.rep || { cat c.rep; fail "--control enable: cpuwork not sampled"; }
-! grep -q " hot *$" c.rep || { cat c.rep; fail "hot sampled while disabled"; }
+"$PERF" report -i c.data --stdio --sort pid 2>/dev/null >c.rep
+grep -q " $on:cpuwork *$" c.rep || { cat c.rep; fail "--control enable: cpuwork ($on) not sampled"; }
+! grep -qE " ($off1|$off2):hot *$" c.rep || { cat c.rep; fail "hot ($off1, $off2) sampled while disabled"; }
 
 # --control snapshot dumps the flight recorder like SIGUSR2: once per writer,
 # plus each writer's final dump, and no more
