@@ -119,10 +119,22 @@ missing=$(comm -23 bid.perf bid.ours)
 	fail "without --buildid-all, an unhit DSO got a build id (test is void)"
 
 # -p targets for the synthesis flags: a process that changes its name.
+# Waits until sh has its libraries mapped, so that the synthesized maps are
+# complete whatever the load (under load 0.1 s could catch it mid-exec).
 target() {
+	local i
 	sh -c "sleep 0.5; exec $M -s 3" &
 	TPID=$!
-	sleep 0.1
+	for i in $(seq 100); do
+		[ "$(cat /proc/$TPID/comm 2>/dev/null)" = sh ] && grep -q libc /proc/$TPID/maps 2>/dev/null && return 0
+		sleep 0.02
+	done
+	fail "target $TPID: sh never started"
+}
+# The recorded command's script: until $TPID has become matrix (the name
+# --tail-synthesize must find at the end), then 0.2 s; at most 10 s.
+till_matrix() {
+	echo "for i in \$(seq 200); do grep -qx matrix /proc/$TPID/comm 2>/dev/null && break; sleep 0.05; done; sleep 0.2"
 }
 # synthesized records (time 0) of $TPID in FILE: "COMM:NAME" and "MMAP2" lines
 synth_of() {
@@ -132,12 +144,12 @@ synth_of() {
 			if ($4 == "PERF_RECORD_COMM:") { split($5, a, ":"); print "COMM:" a[1] }
 			else if ($4 == "PERF_RECORD_MMAP2") print "MMAP2" }'
 }
-# rec_p NAME OPTS...: shardrec and perf on -p $TPID for 0.8 s, one target each
+# rec_p NAME OPTS...: shardrec and perf on -p $TPID until it is matrix, one target each
 rec_p() {
 	local name=$1
 	shift
 	target
-	"$SHARDREC" record -q -e cpu-clock -p "$TPID" "$@" -o "$name.data" -- sleep 0.8 2>"$name.err" ||
+	"$SHARDREC" record -q -e cpu-clock -p "$TPID" "$@" -o "$name.data" -- sh -c "$(till_matrix)" 2>"$name.err" ||
 		{ cat "$name.err"; fail "shardrec record -p $* failed"; }
 	synth_of "$name.data" >"$name.syn"
 	kill "$TPID" 2>/dev/null || true
@@ -145,7 +157,7 @@ rec_p() {
 	# NO_PERF=1: no reference recording (perf 6.1 itself aborts on some)
 	[ -z "${NO_PERF:-}" ] || return 0
 	target
-	"$PERF" record -q -e cpu-clock -p "$TPID" "$@" -o "$name.perf" -- sleep 0.8 2>/dev/null ||
+	"$PERF" record -q -e cpu-clock -p "$TPID" "$@" -o "$name.perf" -- sh -c "$(till_matrix)" 2>/dev/null ||
 		fail "perf record -p $* failed"
 	synth_of "$name.perf" >"$name.psyn"
 	kill "$TPID" 2>/dev/null || true
@@ -170,7 +182,7 @@ grep -q COMM synthtask.syn && ! grep -q MMAP2 synthtask.syn ||
 NO_PERF=1 rec_p pmt --proc-map-timeout=0
 [ "$(grep -c MMAP2 pmt.syn)" = 1 ] || { cat pmt.syn; fail "--proc-map-timeout=0: not one MMAP2"; }
 [ "$(grep -c MMAP2 pmt.syn)" -lt "$(grep -c MMAP2 synthdef.syn)" ] ||
-	fail "--proc-map-timeout=0 ignored: every map read"
+	{ cat synthdef.syn; fail "--proc-map-timeout=0 ignored: every map read"; }
 grep -q "proc-map-timeout" pmt.err || { cat pmt.err; fail "--proc-map-timeout: no warning"; }
 
 # --affinity: -v says where each writer may run (one writer per CPU here).
