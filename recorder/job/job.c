@@ -194,16 +194,14 @@ static int job__parse(struct job *j, int argc, char **argv)
 
 static int job__rendezvous(struct job *j)
 {
-	char key[sizeof(j->env.key)], err[PATH_MAX + 128];
+	char key[sizeof(j->env.key) + sizeof(j->env.host) + 32], err[PATH_MAX + 128];
 	int ret;
 
-	/* No variable names the step: the ranks' common parent (slurmstepd, orted) does. */
-	if (j->env.key[0])
-		snprintf(key, sizeof(key), "%s", j->env.key);
+	ret = jobenv__rdv_key(&j->env, getppid(), rdv__proc_start(getppid()), key, sizeof(key));
+	if (ret)
+		snprintf(err, sizeof(err), "rendezvous name too long");
 	else
-		snprintf(key, sizeof(key), "ppid%d.%llu", (int)getppid(),
-			 rdv__proc_start(getppid()));
-	ret = rdv__open(&j->rdv, key, err, sizeof(err));
+		ret = rdv__open(&j->rdv, key, err, sizeof(err));
 	if (ret)
 		pr_warn("job: rendezvous: %s: local ranks run without waiting for each other",
 			err);

@@ -145,6 +145,18 @@ int jobenv__read(struct jobenv *e, jobenv_get_fn get, void *arg)
 	return 0;
 }
 
+int jobenv__rdv_key(const struct jobenv *e, int ppid, unsigned long long ppid_start, char *out,
+		    size_t len)
+{
+	int n;
+
+	if (e->key[0])
+		n = snprintf(out, len, "%s.%s", e->key, e->host);
+	else
+		n = snprintf(out, len, "ppid%d.%llu.%s", ppid, ppid_start, e->host);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
 long jobenv__tasks_on_node(const char *spec, long nodeid)
 {
 	const char *p = spec;

@@ -79,7 +79,7 @@ ls n.5.0.*.%.data >/dev/null || fail "-o n.%s.%r.%p.%%.data: got $(ls n.* 2>/dev
 	2>term.err &
 pid=$!
 bg+=("$pid")
-for _ in $(seq 100); do [ -e "$TMPDIR/shardrec-job.$(id -u).77.6/ready" ] && break; sleep 0.05; done
+for _ in $(seq 100); do [ -e "$TMPDIR/shardrec-job.$(id -u).77.6.n1/ready" ] && break; sleep 0.05; done
 sleep 0.3
 kill -TERM "$pid"
 for _ in $(seq 100); do [ -e term.data ] && break; sleep 0.02; done

@@ -58,7 +58,7 @@ wait_recorder() {
 	local id=$1 d
 	for _ in $(seq 300); do
 		d=$(ls -d perf."$id"."$node".*.data.shards 2>/dev/null | head -n 1)
-		if [ -n "$d" ] && [ -e "$d/shard.0" ] && [ -e "$TMPDIR/shardrec-job.0.$id.0/ready" ]; then
+		if [ -n "$d" ] && [ -e "$d/shard.0" ] && [ -e "$TMPDIR/shardrec-job.0.$id.0.$node/ready" ]; then
 			d=${d%.data.shards}
 			echo "${d##*.}"
 			return 0

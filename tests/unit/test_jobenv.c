@@ -115,6 +115,34 @@ static void test_mpich_pmix_rank(void **state)
 	assert_int_equal(jobenv__read(&e, tab_get, bad), -EINVAL);
 }
 
+/*
+ * Nodes that share a TMPDIR (one file system, or several nodes on one
+ * machine) get a rendezvous each: the key names the host.
+ */
+static void test_rdv_key(void **state)
+{
+	const char *n1[] = {"SLURM_JOB_ID=12", "SLURM_STEP_ID=0", "SLURM_LOCALID=1",
+			    "SLURMD_NODENAME=node1", NULL};
+	const char *n2[] = {"SLURM_JOB_ID=12", "SLURM_STEP_ID=0", "SLURM_LOCALID=1",
+			    "SLURMD_NODENAME=node2", NULL};
+	const char *mpich[] = {"MPI_LOCALRANKID=0", "SLURMD_NODENAME=cn7", NULL};
+	char k1[64], k2[64];
+	struct jobenv e;
+
+	(void)state;
+	assert_int_equal(jobenv__read(&e, tab_get, n1), 0);
+	assert_int_equal(jobenv__rdv_key(&e, 1, 2, k1, sizeof(k1)), 0);
+	assert_string_equal(k1, "12.0.node1");
+	assert_int_equal(jobenv__rdv_key(&e, 1, 2, k1, 10), -ENAMETOOLONG);
+	assert_int_equal(jobenv__read(&e, tab_get, n2), 0);
+	assert_int_equal(jobenv__rdv_key(&e, 1, 2, k2, sizeof(k2)), 0);
+	assert_string_equal(k2, "12.0.node2");
+	/* No step variable: the ranks' common parent names it, and the host. */
+	assert_int_equal(jobenv__read(&e, tab_get, mpich), 0);
+	assert_int_equal(jobenv__rdv_key(&e, 42, 7, k1, sizeof(k1)), 0);
+	assert_string_equal(k1, "ppid42.7.cn7");
+}
+
 static void test_tasks_on_node(void **state)
 {
 	(void)state;
@@ -225,6 +253,7 @@ int main(void)
 		cmocka_unit_test(test_batch_script),
 		cmocka_unit_test(test_openmpi_under_slurm),
 		cmocka_unit_test(test_mpich_pmix_rank),
+		cmocka_unit_test(test_rdv_key),
 		cmocka_unit_test(test_tasks_on_node),
 		cmocka_unit_test(test_expand),
 		cmocka_unit_test(test_job_cgroup),
