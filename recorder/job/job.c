@@ -182,6 +182,9 @@ static int job__parse(struct job *j, int argc, char **argv)
 		pr_err("job: %s", err);
 		return -EINVAL;
 	}
+	if (!j->env.local_rank && j->env.nodes > 1 && !jobenv__per_node(j->o.output))
+		pr_warn("job: -o %s is one name for all %ld nodes: on a shared file system they "
+			"collide and only one records (add %%h)", j->o.output, j->env.nodes);
 	ret = jobenv__expand(&j->env, j->o.output, getpid(), j->output, sizeof(j->output), err,
 			     sizeof(err));
 	if (ret)

@@ -68,6 +68,7 @@ static void read_slurm(struct jobenv *e, jobenv_get_fn get, void *arg)
 		tpn = "1";
 	} else {
 		copy_safe(e->step, sizeof(e->step), step);
+		get_long(get, arg, "SLURM_STEP_NUM_NODES", &e->nodes);
 	}
 	if (!tpn)
 		tpn = get("SLURM_TASKS_PER_NODE", arg);
@@ -222,6 +223,15 @@ int jobenv__expand(const struct jobenv *e, const char *pattern, pid_t pid, char 
 	if (!o)
 		out[0] = '\0';
 	return 0;
+}
+
+bool jobenv__per_node(const char *pattern)
+{
+	/* p[1] is checked before p + 2 is read: a trailing '%' ends the scan. */
+	for (const char *p = strchr(pattern, '%'); p && p[1]; p = strchr(p + 2, '%'))
+		if (strchr("hrp", p[1]))
+			return true;
+	return false;
 }
 
 int jobenv__job_cgroup(const char *proc_cgroup, const char *job_id, char *out, size_t len)

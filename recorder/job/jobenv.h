@@ -31,6 +31,7 @@ struct jobenv {
 	long rank;           /* global rank, 0 when unknown */
 	long local_rank;     /* rank on this node, 0 when unknown */
 	long local_size;     /* ranks on this node, 0 when unknown */
+	long nodes;          /* nodes of the job step (Slurm's), 0 when unknown */
 	char key[192];       /* names the job step; "" when no variable gives one */
 };
 
@@ -63,6 +64,12 @@ long jobenv__tasks_on_node(const char *spec, long nodeid);
  */
 int jobenv__expand(const struct jobenv *e, const char *pattern, pid_t pid, char *out, size_t len,
 		   char *err, size_t errlen);
+
+/*
+ * Whether output name @pattern differs between nodes (it holds %h, %r or
+ * %p): if not, the nodes of a step collide on a shared file system.
+ */
+bool jobenv__per_node(const char *pattern);
 
 /*
  * The job's cgroup v2 path (below the cgroup2 mount, no leading '/') from

@@ -49,7 +49,8 @@ static void test_srun(void **state)
 {
 	const char *env[] = {"SLURM_JOB_ID=123", "SLURM_STEP_ID=4", "SLURM_LOCALID=1",
 			     "SLURM_PROCID=7", "SLURM_NODEID=2", "SLURMD_NODENAME=cn01",
-			     "SLURM_STEP_TASKS_PER_NODE=4(x2),3", "SLURM_TASKS_PER_NODE=9", NULL};
+			     "SLURM_STEP_TASKS_PER_NODE=4(x2),3", "SLURM_TASKS_PER_NODE=9",
+			     "SLURM_STEP_NUM_NODES=3", NULL};
 	struct jobenv e;
 
 	(void)state;
@@ -62,6 +63,7 @@ static void test_srun(void **state)
 	assert_int_equal(e.rank, 7);
 	assert_int_equal(e.local_rank, 1);
 	assert_int_equal(e.local_size, 3);
+	assert_int_equal(e.nodes, 3);
 	assert_string_equal(e.key, "123.4");
 }
 
@@ -69,13 +71,15 @@ static void test_srun(void **state)
 static void test_batch_script(void **state)
 {
 	const char *env[] = {"SLURM_JOB_ID=9", "SLURM_LOCALID=0", "SLURM_PROCID=0",
-			     "SLURM_TASKS_PER_NODE=2", "SLURMD_NODENAME=n", NULL};
+			     "SLURM_TASKS_PER_NODE=2", "SLURMD_NODENAME=n",
+			     "SLURM_JOB_NUM_NODES=2", NULL};
 	struct jobenv e;
 
 	(void)state;
 	assert_int_equal(jobenv__read(&e, tab_get, env), 0);
 	assert_string_equal(e.step, "batch");
 	assert_int_equal(e.local_size, 1);
+	assert_int_equal(e.nodes, 0); /* the job's nodes, but the script runs on one */
 	assert_string_equal(e.key, "9.batch");
 }
 
@@ -141,6 +145,14 @@ static void test_rdv_key(void **state)
 	assert_int_equal(jobenv__read(&e, tab_get, mpich), 0);
 	assert_int_equal(jobenv__rdv_key(&e, 42, 7, k1, sizeof(k1)), 0);
 	assert_string_equal(k1, "ppid42.7.cn7");
+	/* Output names: one that differs between nodes, or one they share. */
+	assert_true(jobenv__per_node("perf.%j.%h.data"));
+	assert_true(jobenv__per_node("%r.data"));
+	assert_true(jobenv__per_node("x.%p"));
+	assert_false(jobenv__per_node("perf.%j.data"));
+	assert_false(jobenv__per_node("perf.%%h.data"));
+	assert_false(jobenv__per_node("perf%"));
+	assert_false(jobenv__per_node("perf.data"));
 }
 
 static void test_tasks_on_node(void **state)
