@@ -132,6 +132,26 @@ cluster_start() {
 	cluster_wait_idle "$d"
 }
 
+# Waits (60 s at most) until job $1 has left the queue.
+cluster_wait_job() {
+	for _ in $(seq 600); do
+		[ -z "$(cluster_ctl squeue -h -j "$1" 2>/dev/null)" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# Submits batch script $1, prints the job id, waits for the job's end:
+# 0 when it exited 0. (sbatch --wait polls every 2, 4, 8... s; this every
+# 0.1 s, and Slurm keeps a finished job's record for MinJobAge, 300 s.)
+cluster_run_job() {
+	local id
+	id=$(cluster_ctl sbatch --parsable "$1") || return 1
+	echo "$id"
+	cluster_wait_job "$id" &&
+		cluster_ctl scontrol show job "$id" | grep -Eq '(^| )ExitCode=0:0( |$)'
+}
+
 # ---- several nodes on this machine: cluster_start_nodes DIR N CPUS ----
 #
 # Node i (node1..nodeN) is a network namespace with its own UTS namespace
