@@ -8,7 +8,8 @@ static const char loss_definition[] =
     "loss = lost_time / elapsed: lost_time is the union over CPUs of the intervals from the\n"
     "last record before each PERF_RECORD_LOST on its CPU's ring to the LOST record;\n"
     "elapsed = last - first timestamp. lost smp = LOST_SAMPLES sum (else LOST sum);\n"
-    "share = lost smp / (samples + lost smp).\n";
+    "share = lost smp / (samples + lost smp). total (several files, e.g. a job's one per node):\n"
+    "the files added, elapsed too, so its loss is theirs weighted by elapsed time.\n";
 
 static double ns_to_s(uint64_t ns) { return ns / 1e9; }
 
@@ -17,21 +18,31 @@ static uint64_t event_lost(const struct loss_stats *st, const struct loss_event 
 	return st->lost_samples_recs ? e->lost_samples : e->lost_events;
 }
 
-static void table_row(FILE *f, const char *path, const struct loss_stats *s)
+static void table_row(FILE *f, const char *path, const struct loss_total *t)
 {
 	fprintf(f, "%-24s %12llu %10llu %12llu %12llu %7.3f%% %11.6f %11.6f %8.4f%%\n", path,
-		(unsigned long long)s->samples, (unsigned long long)s->lost_records,
-		(unsigned long long)s->lost_events, (unsigned long long)loss_stats__lost(s),
-		100 * loss_stats__lost_share(s), ns_to_s(s->lost_time),
-		ns_to_s(s->last_time - s->first_time), 100 * loss_stats__metric(s));
+		(unsigned long long)t->samples, (unsigned long long)t->lost_records,
+		(unsigned long long)t->lost_events, (unsigned long long)t->lost,
+		100 * loss_total__lost_share(t), ns_to_s(t->lost_time), ns_to_s(t->elapsed),
+		100 * loss_total__metric(t));
 }
 
 void loss__fprint_table(FILE *f, const char *const *paths, const struct loss_stats *st, size_t n)
 {
+	struct loss_total total = {0};
+
 	fprintf(f, "%-24s %12s %10s %12s %12s %8s %11s %11s %9s\n", "file", "samples", "LOST recs",
 		"LOST sum", "lost smp", "share", "lost_time/s", "elapsed/s", "loss");
-	for (size_t i = 0; i < n; i++)
-		table_row(f, paths[i], &st[i]);
+	for (size_t i = 0; i < n; i++) {
+		struct loss_total one = {0};
+
+		loss_total__add(&one, &st[i]);
+		loss_total__add(&total, &st[i]);
+		table_row(f, paths[i], &one);
+	}
+	/* Several files, e.g. one per node of a job: the job as a whole. */
+	if (n > 1)
+		table_row(f, "total", &total);
 	fprintf(f, "\n%-24s %-24s %12s %12s\n", "file", "event", "samples", "lost smp");
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < st[i].nr_events; j++)

@@ -182,6 +182,9 @@ static int job__parse(struct job *j, int argc, char **argv)
 		pr_err("job: %s", err);
 		return -EINVAL;
 	}
+	if (!j->env.local_rank && j->env.nodes > 1 && !jobenv__per_node(j->o.output))
+		pr_warn("job: -o %s is one name for all %ld nodes: on a shared file system they "
+			"collide and only one records (add %%h)", j->o.output, j->env.nodes);
 	ret = jobenv__expand(&j->env, j->o.output, getpid(), j->output, sizeof(j->output), err,
 			     sizeof(err));
 	if (ret)
@@ -194,16 +197,14 @@ static int job__parse(struct job *j, int argc, char **argv)
 
 static int job__rendezvous(struct job *j)
 {
-	char key[sizeof(j->env.key)], err[PATH_MAX + 128];
+	char key[sizeof(j->env.key) + sizeof(j->env.host) + 32], err[PATH_MAX + 128];
 	int ret;
 
-	/* No variable names the step: the ranks' common parent (slurmstepd, orted) does. */
-	if (j->env.key[0])
-		snprintf(key, sizeof(key), "%s", j->env.key);
+	ret = jobenv__rdv_key(&j->env, getppid(), rdv__proc_start(getppid()), key, sizeof(key));
+	if (ret)
+		snprintf(err, sizeof(err), "rendezvous name too long");
 	else
-		snprintf(key, sizeof(key), "ppid%d.%llu", (int)getppid(),
-			 rdv__proc_start(getppid()));
-	ret = rdv__open(&j->rdv, key, err, sizeof(err));
+		ret = rdv__open(&j->rdv, key, err, sizeof(err));
 	if (ret)
 		pr_warn("job: rendezvous: %s: local ranks run without waiting for each other",
 			err);

@@ -68,6 +68,7 @@ static void read_slurm(struct jobenv *e, jobenv_get_fn get, void *arg)
 		tpn = "1";
 	} else {
 		copy_safe(e->step, sizeof(e->step), step);
+		get_long(get, arg, "SLURM_STEP_NUM_NODES", &e->nodes);
 	}
 	if (!tpn)
 		tpn = get("SLURM_TASKS_PER_NODE", arg);
@@ -145,6 +146,18 @@ int jobenv__read(struct jobenv *e, jobenv_get_fn get, void *arg)
 	return 0;
 }
 
+int jobenv__rdv_key(const struct jobenv *e, int ppid, unsigned long long ppid_start, char *out,
+		    size_t len)
+{
+	int n;
+
+	if (e->key[0])
+		n = snprintf(out, len, "%s.%s", e->key, e->host);
+	else
+		n = snprintf(out, len, "ppid%d.%llu.%s", ppid, ppid_start, e->host);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
 long jobenv__tasks_on_node(const char *spec, long nodeid)
 {
 	const char *p = spec;
@@ -210,6 +223,15 @@ int jobenv__expand(const struct jobenv *e, const char *pattern, pid_t pid, char 
 	if (!o)
 		out[0] = '\0';
 	return 0;
+}
+
+bool jobenv__per_node(const char *pattern)
+{
+	/* p[1] is checked before p + 2 is read: a trailing '%' ends the scan. */
+	for (const char *p = strchr(pattern, '%'); p && p[1]; p = strchr(p + 2, '%'))
+		if (strchr("hrp", p[1]))
+			return true;
+	return false;
 }
 
 int jobenv__job_cgroup(const char *proc_cgroup, const char *job_id, char *out, size_t len)

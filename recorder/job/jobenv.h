@@ -31,7 +31,8 @@ struct jobenv {
 	long rank;           /* global rank, 0 when unknown */
 	long local_rank;     /* rank on this node, 0 when unknown */
 	long local_size;     /* ranks on this node, 0 when unknown */
-	char key[192];       /* names this node's rendezvous; "" when no variable gives one */
+	long nodes;          /* nodes of the job step (Slurm's), 0 when unknown */
+	char key[192];       /* names the job step; "" when no variable gives one */
 };
 
 /* Looks up an environment variable: getenv, or a table in the unit tests. */
@@ -39,6 +40,16 @@ typedef const char *(*jobenv_get_fn)(const char *name, void *arg);
 
 /* Fills @e from @get. 0 / -EINVAL when a rank variable is not a number. */
 int jobenv__read(struct jobenv *e, jobenv_get_fn get, void *arg);
+
+/*
+ * The name of this node's rendezvous (recorder/job/rendezvous.h): @e's key,
+ * or without one "ppid<@ppid>.<@ppid_start>" (the ranks' common parent,
+ * slurmstepd or orted), then ".<host>". The host keeps nodes apart that
+ * share one TMPDIR: a shared file system, or several nodes on one machine.
+ * 0 / -ENAMETOOLONG.
+ */
+int jobenv__rdv_key(const struct jobenv *e, int ppid, unsigned long long ppid_start, char *out,
+		    size_t len);
 
 /*
  * Tasks of node @nodeid in a Slurm tasks-per-node list ("2(x3),1": nodes
@@ -53,6 +64,12 @@ long jobenv__tasks_on_node(const char *spec, long nodeid);
  */
 int jobenv__expand(const struct jobenv *e, const char *pattern, pid_t pid, char *out, size_t len,
 		   char *err, size_t errlen);
+
+/*
+ * Whether output name @pattern differs between nodes (it holds %h, %r or
+ * %p): if not, the nodes of a step collide on a shared file system.
+ */
+bool jobenv__per_node(const char *pattern);
 
 /*
  * The job's cgroup v2 path (below the cgroup2 mount, no leading '/') from

@@ -2,7 +2,8 @@
 /*
  * The per-node rendezvous of `shardrec job`'s ranks: a directory
  * $TMPDIR/shardrec-job.<uid>.<key> (default /tmp) that the ranks of one
- * node share, with <key> naming the job step (recorder/job/jobenv.h).
+ * node share, with <key> naming the job step and the host (jobenv__rdv_key
+ * in recorder/job/jobenv.h: nodes may share one TMPDIR).
  *
  *   rank.N  written by local rank N > 0 before it execs the app:
  *           "PID STARTTIME" (STARTTIME from /proc/PID/stat, kept across

@@ -465,11 +465,20 @@ void loss_stats__release(struct loss_stats *st)
 	st->nr_points = 0;
 }
 
+/* One file as a total of one: the formulas live in loss_total__*. */
+static struct loss_total total_of(const struct loss_stats *st)
+{
+	struct loss_total t = {0};
+
+	loss_total__add(&t, st);
+	return t;
+}
+
 double loss_stats__metric(const struct loss_stats *st)
 {
-	if (st->last_time <= st->first_time)
-		return 0;
-	return (double)st->lost_time / (double)(st->last_time - st->first_time);
+	struct loss_total t = total_of(st);
+
+	return loss_total__metric(&t);
 }
 
 uint64_t loss_stats__lost(const struct loss_stats *st)
@@ -479,7 +488,29 @@ uint64_t loss_stats__lost(const struct loss_stats *st)
 
 double loss_stats__lost_share(const struct loss_stats *st)
 {
-	uint64_t lost = loss_stats__lost(st);
+	struct loss_total t = total_of(st);
 
-	return st->samples + lost ? (double)lost / (double)(st->samples + lost) : 0;
+	return loss_total__lost_share(&t);
+}
+
+void loss_total__add(struct loss_total *t, const struct loss_stats *st)
+{
+	t->files++;
+	t->samples += st->samples;
+	t->lost_records += st->lost_records;
+	t->lost_events += st->lost_events;
+	t->lost += loss_stats__lost(st);
+	t->lost_time += st->lost_time;
+	if (st->last_time > st->first_time)
+		t->elapsed += st->last_time - st->first_time;
+}
+
+double loss_total__metric(const struct loss_total *t)
+{
+	return t->elapsed ? (double)t->lost_time / (double)t->elapsed : 0;
+}
+
+double loss_total__lost_share(const struct loss_total *t)
+{
+	return t->samples + t->lost ? (double)t->lost / (double)(t->samples + t->lost) : 0;
 }

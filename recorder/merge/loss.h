@@ -86,6 +86,29 @@ int loss__analyze(const char *path, const struct merge_decoder *dec, struct loss
 		  char *err, size_t errlen);
 void loss_stats__release(struct loss_stats *st);
 
+/*
+ * Several recordings as one, e.g. a batch job's per-node files: counts
+ * added, each file's lost samples as it defines them (above), and elapsed
+ * as the files' elapsed times added (node-seconds), so that the metric of
+ * the total is the files' metrics weighted by their elapsed time. Zero it,
+ * then add each file.
+ */
+struct loss_total {
+	unsigned files;
+	uint64_t samples;
+	uint64_t lost_records; /* PERF_RECORD_LOST records */
+	uint64_t lost_events;  /* the sum of their lost counts */
+	uint64_t lost;	       /* loss_stats__lost of each file, added */
+	uint64_t lost_time;    /* ns */
+	uint64_t elapsed;      /* ns: last - first timestamp of each file, added */
+};
+
+void loss_total__add(struct loss_total *t, const struct loss_stats *st);
+/* lost_time / elapsed; 0 when elapsed is 0. */
+double loss_total__metric(const struct loss_total *t);
+/* lost / (samples + lost); 0 when both are 0. */
+double loss_total__lost_share(const struct loss_total *t);
+
 /* lost_time / elapsed_time; 0 when the file has less than two timestamps. */
 double loss_stats__metric(const struct loss_stats *st);
 /* Lost samples as defined above: LOST_SAMPLES sum, else the LOST sum. */

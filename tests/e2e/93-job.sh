@@ -73,13 +73,20 @@ grep -q "shardrec job 77.0 n1 rank 0: [1-9][0-9]* samples" r0.err || fail "no jo
 (STEP=5 NTASKS=1 rank 0 -q -o 'n.%s.%r.%p.%%.data' -- true) || fail "-o with % names"
 ls n.5.0.*.%.data >/dev/null || fail "-o n.%s.%r.%p.%%.data: got $(ls n.* 2>/dev/null)"
 
+# A step on several nodes with one output name for all: the recorder says so.
+(STEP=10 NTASKS=1 SLURM_STEP_NUM_NODES=3 rank 0 -q -o same.%j.data -- true) 2>same.err ||
+	fail "-o same.%j.data on 3 nodes"
+grep -q "same.%j.data is one name for all 3 nodes.*(add %h)" same.err || { cat same.err; fail "no %h warning"; }
+(STEP=11 NTASKS=1 SLURM_STEP_NUM_NODES=3 rank 0 -q -o 'per.%h.data' -- true) 2>per.err
+! grep "one name for all" per.err || fail "a warning for a per-node name"
+
 # SIGTERM to the recorder while its app checkpoints on SIGTERM for 2 s: the
 # perf.data is complete before the recorder waits for the app.
 (STEP=6 NTASKS=1 rank 0 -o term.data -- sh -c 'trap "sleep 2; exit 3" TERM; while :; do sleep 0.1; done') \
 	2>term.err &
 pid=$!
 bg+=("$pid")
-for _ in $(seq 100); do [ -e "$TMPDIR/shardrec-job.$(id -u).77.6/ready" ] && break; sleep 0.05; done
+for _ in $(seq 100); do [ -e "$TMPDIR/shardrec-job.$(id -u).77.6.n1/ready" ] && break; sleep 0.05; done
 sleep 0.3
 kill -TERM "$pid"
 for _ in $(seq 100); do [ -e term.data ] && break; sleep 0.02; done

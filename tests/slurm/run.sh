@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # shardrec job under a real one-node Slurm (tests/slurm/cluster.sh): srun -n2,
-# sbatch --wait, scancel of a running job (timed: SIGTERM to the recorder's
+# sbatch, scancel of a running job (timed: SIGTERM to the recorder's
 # exit) and a SIGKILLed recorder whose shards `merge --recover` turns into a
 # perf.data. Each gives exactly one perf.<jobid>.<host>[.<pid>].data per node,
 # and perf reads it. Exits 77 when Slurm or munge is missing or the daemons
@@ -58,7 +58,7 @@ wait_recorder() {
 	local id=$1 d
 	for _ in $(seq 300); do
 		d=$(ls -d perf."$id"."$node".*.data.shards 2>/dev/null | head -n 1)
-		if [ -n "$d" ] && [ -e "$d/shard.0" ] && [ -e "$TMPDIR/shardrec-job.0.$id.0/ready" ]; then
+		if [ -n "$d" ] && [ -e "$d/shard.0" ] && [ -e "$TMPDIR/shardrec-job.0.$id.0.$node/ready" ]; then
 			d=${d%.data.shards}
 			echo "${d##*.}"
 			return 0
@@ -68,13 +68,7 @@ wait_recorder() {
 	fail "job $id: no recorder after 30 s ($(squeue -h -j "$id" -o %T 2>/dev/null))"
 }
 
-wait_job_gone() {
-	for _ in $(seq 300); do
-		[ -z "$(squeue -h -j "$1" 2>/dev/null)" ] && return 0
-		sleep 0.1
-	done
-	fail "job $1 still in the queue after 30 s"
-}
+wait_job_gone() { cluster_wait_job "$1" || fail "job $1 still in the queue after 60 s"; }
 
 # 1. srun -n2: one file named from the job id, both ranks' apps in it.
 timeout 120 srun -n2 "$SHARDREC" job -- "${APP[@]}" 500 2>srun.err ||
@@ -89,18 +83,18 @@ grep -q "shardrec job $id.0 $node rank 0: [1-9][0-9]* samples" srun.err || fail 
 [ -z "$(ls -A "$TMPDIR")" ] || fail "rendezvous left behind: $(ls -A "$TMPDIR")"
 echo "srun -n2: ok (${files[0]}) at $(at)"
 
-# 2. sbatch --wait, the recorder in the job's srun step.
+# 2. sbatch, the recorder in the job's srun step.
 cat >job.sh <<EOF
 #!/bin/sh
 #SBATCH -n 2
 #SBATCH -o sbatch-%j.out
 srun "$SHARDREC" job -- sh -c 'echo \$\$ >app.\$SLURM_JOB_ID.\$SLURM_PROCID.pid; exec "\$0" "\$@"' "$PROGS/hot" 500
 EOF
-id=$(timeout 120 sbatch --parsable --wait job.sh) || { cat sbatch-*.out; fail "sbatch --wait failed"; }
+id=$(cluster_run_job job.sh) || { cat sbatch-*.out; fail "sbatch job.sh failed"; }
 cat "sbatch-$id.out"
 check_job_file "perf.$id.$node.data" "$id" 2
 [ "$(ls perf.*.data | wc -l)" = 2 ] || fail "sbatch: want one more perf.data, got: $(ls perf.*.data)"
-echo "sbatch --wait: ok (perf.$id.$node.data) at $(at)"
+echo "sbatch: ok (perf.$id.$node.data) at $(at)"
 
 # 3. --job-cgroup without Slurm's cgroup plugins: one clear line, exit 2.
 set +e

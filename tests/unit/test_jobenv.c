@@ -49,7 +49,8 @@ static void test_srun(void **state)
 {
 	const char *env[] = {"SLURM_JOB_ID=123", "SLURM_STEP_ID=4", "SLURM_LOCALID=1",
 			     "SLURM_PROCID=7", "SLURM_NODEID=2", "SLURMD_NODENAME=cn01",
-			     "SLURM_STEP_TASKS_PER_NODE=4(x2),3", "SLURM_TASKS_PER_NODE=9", NULL};
+			     "SLURM_STEP_TASKS_PER_NODE=4(x2),3", "SLURM_TASKS_PER_NODE=9",
+			     "SLURM_STEP_NUM_NODES=3", NULL};
 	struct jobenv e;
 
 	(void)state;
@@ -62,6 +63,7 @@ static void test_srun(void **state)
 	assert_int_equal(e.rank, 7);
 	assert_int_equal(e.local_rank, 1);
 	assert_int_equal(e.local_size, 3);
+	assert_int_equal(e.nodes, 3);
 	assert_string_equal(e.key, "123.4");
 }
 
@@ -69,13 +71,15 @@ static void test_srun(void **state)
 static void test_batch_script(void **state)
 {
 	const char *env[] = {"SLURM_JOB_ID=9", "SLURM_LOCALID=0", "SLURM_PROCID=0",
-			     "SLURM_TASKS_PER_NODE=2", "SLURMD_NODENAME=n", NULL};
+			     "SLURM_TASKS_PER_NODE=2", "SLURMD_NODENAME=n",
+			     "SLURM_JOB_NUM_NODES=2", NULL};
 	struct jobenv e;
 
 	(void)state;
 	assert_int_equal(jobenv__read(&e, tab_get, env), 0);
 	assert_string_equal(e.step, "batch");
 	assert_int_equal(e.local_size, 1);
+	assert_int_equal(e.nodes, 0); /* the job's nodes, but the script runs on one */
 	assert_string_equal(e.key, "9.batch");
 }
 
@@ -113,6 +117,42 @@ static void test_mpich_pmix_rank(void **state)
 	assert_int_equal(e.local_size, 2);
 	assert_string_equal(e.key, "");
 	assert_int_equal(jobenv__read(&e, tab_get, bad), -EINVAL);
+}
+
+/*
+ * Nodes that share a TMPDIR (one file system, or several nodes on one
+ * machine) get a rendezvous each: the key names the host.
+ */
+static void test_rdv_key(void **state)
+{
+	const char *n1[] = {"SLURM_JOB_ID=12", "SLURM_STEP_ID=0", "SLURM_LOCALID=1",
+			    "SLURMD_NODENAME=node1", NULL};
+	const char *n2[] = {"SLURM_JOB_ID=12", "SLURM_STEP_ID=0", "SLURM_LOCALID=1",
+			    "SLURMD_NODENAME=node2", NULL};
+	const char *mpich[] = {"MPI_LOCALRANKID=0", "SLURMD_NODENAME=cn7", NULL};
+	char k1[64], k2[64];
+	struct jobenv e;
+
+	(void)state;
+	assert_int_equal(jobenv__read(&e, tab_get, n1), 0);
+	assert_int_equal(jobenv__rdv_key(&e, 1, 2, k1, sizeof(k1)), 0);
+	assert_string_equal(k1, "12.0.node1");
+	assert_int_equal(jobenv__rdv_key(&e, 1, 2, k1, 10), -ENAMETOOLONG);
+	assert_int_equal(jobenv__read(&e, tab_get, n2), 0);
+	assert_int_equal(jobenv__rdv_key(&e, 1, 2, k2, sizeof(k2)), 0);
+	assert_string_equal(k2, "12.0.node2");
+	/* No step variable: the ranks' common parent names it, and the host. */
+	assert_int_equal(jobenv__read(&e, tab_get, mpich), 0);
+	assert_int_equal(jobenv__rdv_key(&e, 42, 7, k1, sizeof(k1)), 0);
+	assert_string_equal(k1, "ppid42.7.cn7");
+	/* Output names: one that differs between nodes, or one they share. */
+	assert_true(jobenv__per_node("perf.%j.%h.data"));
+	assert_true(jobenv__per_node("%r.data"));
+	assert_true(jobenv__per_node("x.%p"));
+	assert_false(jobenv__per_node("perf.%j.data"));
+	assert_false(jobenv__per_node("perf.%%h.data"));
+	assert_false(jobenv__per_node("perf%"));
+	assert_false(jobenv__per_node("perf.data"));
 }
 
 static void test_tasks_on_node(void **state)
@@ -225,6 +265,7 @@ int main(void)
 		cmocka_unit_test(test_batch_script),
 		cmocka_unit_test(test_openmpi_under_slurm),
 		cmocka_unit_test(test_mpich_pmix_rank),
+		cmocka_unit_test(test_rdv_key),
 		cmocka_unit_test(test_tasks_on_node),
 		cmocka_unit_test(test_expand),
 		cmocka_unit_test(test_job_cgroup),

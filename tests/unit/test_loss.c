@@ -187,6 +187,44 @@ static void test_bins(void **state)
 	loss_bins__release(&b);
 }
 
+/*
+ * A job's files as one: counts added, each file's lost samples as it
+ * defines them, elapsed added, so the metric is weighted by elapsed time;
+ * the table ends with that total row.
+ */
+static void test_total(void **state)
+{
+	struct loss_stats st[2] = {
+		{.samples = 90, .lost_records = 2, .lost_events = 10, .lost_samples_recs = 1,
+		 .lost_samples = 10, .first_time = 1000, .last_time = 4000, .lost_time = 300},
+		{.samples = 100, .lost_records = 1, .lost_events = 5, .first_time = 0,
+		 .last_time = 1000, .lost_time = 700},
+	};
+	const char *paths[] = {"perf.7.n1.data", "perf.7.n2.data"};
+	struct loss_total t = {0};
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	loss_total__add(&t, &st[0]);
+	loss_total__add(&t, &st[1]);
+	assert_int_equal(t.files, 2);
+	assert_int_equal(t.samples, 190);
+	assert_int_equal(t.lost_records, 3);
+	assert_int_equal(t.lost, 15);
+	assert_int_equal(t.elapsed, 4000);
+	assert_true(loss_total__metric(&t) == 0.25);		/* 1000 ns lost of 4000 */
+	assert_true(loss_total__lost_share(&t) == 15.0 / 205); /* lost / (samples + lost) */
+	assert_true(loss_stats__metric(&st[0]) == 0.1);
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	loss__fprint_table(f, paths, st, 2);
+	fclose(f);
+	assert_non_null(strstr(text, "\ntotal                             190          3           15           15"));
+	free(text);
+}
+
 static void test_plain(void **state)
 {
 	char path[] = "/tmp/test_loss.XXXXXX", err[256];
@@ -378,7 +416,7 @@ int main(void)
 	    cmocka_unit_test(test_plain),   cmocka_unit_test(test_first_on_cpu),
 	    cmocka_unit_test(test_untimed), cmocka_unit_test(test_compressed),
 	    cmocka_unit_test(test_dir),	    cmocka_unit_test(test_errors),
-	    cmocka_unit_test(test_bins),
+	    cmocka_unit_test(test_bins),    cmocka_unit_test(test_total),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
