@@ -164,8 +164,10 @@ static uint64_t writer__aux_done(struct ring *r)
 /*
  * --max-size across all writers: one relaxed add per pass (not per record;
  * the total is only compared, nothing else is published through it). The
- * pass that would cross the limit is not written, so the shards end at or
- * below it. -EDQUOT tells the loop to stop without an error.
+ * count starts at header.data's size; the pass that would cross the limit
+ * is not written, so header.data and the shards end at or below it, and
+ * once one pass was refused every later one is. -EDQUOT tells the loop to
+ * stop without an error.
  */
 static int writer__budget(struct writer *w, uint64_t bytes)
 {
