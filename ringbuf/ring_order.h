@@ -12,6 +12,14 @@
  * kernel can see the space as free.
  *
  * The same pairs hold for aux_head/aux_tail on the AUX area.
+ *
+ * A backward ring is read by copying it out, then reading data_head again
+ * (ring_order__recheck_head) to drop what records published meanwhile may
+ * have written over. The acquire fence keeps every load of the copy before
+ * that second load, so a record published after it was not written under
+ * the copy, unless the kernel had already begun it (it writes, then
+ * publishes): with the ring paused, only a record begun before the pause
+ * took effect can be such a one (backward.c).
  */
 #ifndef SHARDREC_RING_ORDER_H
 #define SHARDREC_RING_ORDER_H
@@ -26,6 +34,13 @@ static inline __u64 ring_order__load_head(const volatile __u64 *head)
 static inline void ring_order__store_tail(volatile __u64 *tail, __u64 v)
 {
 	__atomic_store_n(tail, v, __ATOMIC_RELEASE);
+}
+
+/* data_head again after copying data out: no load of the copy may pass it. */
+static inline __u64 ring_order__recheck_head(const volatile __u64 *head)
+{
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return __atomic_load_n(head, __ATOMIC_ACQUIRE);
 }
 
 /* Producer side, for simulated rings in tests: publish data then head. */

@@ -44,6 +44,8 @@ struct ring {
 	bool backward;       /* write_backward ring, mapped read-only */
 	uint64_t prev;       /* backward: data_head at the previous read */
 	uint64_t overwritten; /* backward: bytes the kernel overwrote before a read took them */
+	/* backward: ring__take_backward's pauses, from the pause to the resume */
+	uint64_t pause_ns_max, pause_ns_sum, pauses;
 	/*
 	 * What plugs into this ring, NULL if none; not owned. ringbuf/ never
 	 * looks inside: aux/ puts the ring's AUX area (struct aux_ring) here.
@@ -125,6 +127,26 @@ uint64_t ring__pending(const struct ring *r);
 long ring__read_init_backward(struct ring *r, struct ring_span *s);
 /* Marks @s taken: the next read stops at its head. */
 void ring__read_done_backward(struct ring *r, const struct ring_span *s);
+/*
+ * The flight recorder's read: pauses the ring, copies what
+ * ring__read_init_backward would span into @buf (r->size bytes, the
+ * caller's), reads data_head again, resumes the ring, and only then sets
+ * @s to the whole records of the copy that nothing published during the
+ * copy can have written over (ring__copied_backward). So the kernel drops
+ * records only for as long as the copy takes. @s points into @buf; mark it
+ * taken with ring__read_done_backward. Returns the byte count, or -errno
+ * from the pause or the resume (then nothing is taken).
+ */
+long ring__take_backward(struct ring *r, struct ring_span *s, unsigned char *buf);
+/*
+ * The second half of ring__take_backward, apart for tests: @buf holds the
+ * ring from @head up (as many bytes as the span since the previous read,
+ * at most the ring's size), copied while data_head went from @head down to
+ * @recheck. Sets @s to the whole records of @buf below what those
+ * @head - @recheck bytes overwrote; returns their byte count.
+ */
+long ring__copied_backward(struct ring *r, struct ring_span *s, unsigned char *buf,
+			   uint64_t head, uint64_t recheck);
 /*
  * Stops (@pause true) or resumes the kernel's writes into the ring
  * (PERF_EVENT_IOC_PAUSE_OUTPUT; records meanwhile are counted lost by the

@@ -304,20 +304,27 @@ static void print_loss_advice(struct session *s, const struct merge_stats *ms)
 		pr_warn("%s", writer_report__advice(&a, buf, sizeof(buf)));
 }
 
-/* --overwrite: what the dumps took, and what the kernel overwrote before one came. */
+/*
+ * --overwrite: what the dumps took, what the kernel overwrote before one
+ * came, and the longest a ring was paused for a dump (it drops records then).
+ */
 static void print_flight_recorder(struct session *s)
 {
-	uint64_t dumps = 0, overwritten = 0;
+	uint64_t dumps = 0, overwritten = 0, pause_max = 0;
 
 	for (size_t g = 0; g < s->nr_writers; g++) {
 		dumps += writer__stats(s->writers[g])->dumps;
-		for (size_t i = 0; i < s->plan.groups[g].nr_cpus; i++)
-			overwritten += s->group_rings[g][i].overwritten;
+		for (size_t i = 0; i < s->plan.groups[g].nr_cpus; i++) {
+			const struct ring *r = &s->group_rings[g][i];
+
+			overwritten += r->overwritten;
+			pause_max = r->pause_ns_max > pause_max ? r->pause_ns_max : pause_max;
+		}
 	}
 	pr_info("[ shardrec record: flight recorder: %u snapshot request%s, %llu ring dumps, "
-		"%.3f MB overwritten before a dump ]",
+		"%.3f MB overwritten before a dump, rings paused %.3f ms at most ]",
 		s->snapshots, s->snapshots == 1 ? "" : "s", (unsigned long long)dumps,
-		overwritten / 1e6);
+		overwritten / 1e6, pause_max / 1e6);
 }
 
 static void print_summary(struct session *s, const struct merge_stats *ms)

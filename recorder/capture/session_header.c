@@ -245,6 +245,14 @@ int session__write_header(struct session *s)
 		ret = pfile__write_features(fd, data_off + b.len, &fs, h.features, &end);
 	if (!ret)
 		ret = pfile__write_header(fd, &h);
+	/*
+	 * --max-size counts all of header.data first: the merge copies its
+	 * records, attrs and features into the file, and with -a the records
+	 * alone (an MMAP2 for each executable mapping of every process) can
+	 * take megabytes on a busy machine.
+	 */
+	if (!ret)
+		atomic_store_explicit(&s->shard_bytes, end, memory_order_relaxed);
 out:
 	if (ret && !s->err[0])
 		snprintf(s->err, sizeof(s->err), "%s/header.data: %s", s->dir, strerror(-ret));

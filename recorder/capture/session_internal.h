@@ -47,7 +47,7 @@
 
 struct session {
 	struct record_opts *o;
-	atomic_uint_least64_t shard_bytes; /* --max-size: what the writers wrote */
+	atomic_uint_least64_t shard_bytes; /* --max-size: header.data, then what the writers wrote */
 	struct evlist evl;
 	struct topo *topo;
 	struct plan plan;

@@ -34,6 +34,9 @@ struct writer {
 	struct pollfd *pfd;
 	size_t iov_bytes, chunk_bytes, pfd_bytes;
 	struct zpass z; /* compressor and its output buffer, on the group's node */
+	/* --overwrite: each ring's copy, a ring's size apiece, on the group's node */
+	unsigned char *snap;
+	size_t snap_bytes;
 };
 
 struct writer *writer__new(const struct writer_params *p)
@@ -86,6 +89,11 @@ static int writer__alloc_local(struct writer *w)
 	w->pfd = placement__alloc(w->pfd_bytes, node);
 	if (!w->iov || !w->chunks || !w->pfd)
 		return -ENOMEM;
+	for (size_t i = 0; w->p.overwrite && i < w->p.nr_rings; i++)
+		w->snap_bytes += w->p.rings[i].size;
+	w->snap = w->snap_bytes ? placement__alloc(w->snap_bytes, node) : NULL;
+	if (w->snap_bytes && !w->snap)
+		return -ENOMEM;
 	w->stats.node_buf = placement__node_of(w->iov);
 	return w->p.zlevel ? zpass__init(&w->z, w->p.zlevel, node) : 0;
 }
@@ -117,9 +125,11 @@ static void writer__free_local(struct writer *w)
 	placement__free(w->iov, w->iov_bytes);
 	placement__free(w->chunks, w->chunk_bytes);
 	placement__free(w->pfd, w->pfd_bytes);
+	placement__free(w->snap, w->snap_bytes);
 	w->iov = NULL;
 	w->chunks = NULL;
 	w->pfd = NULL;
+	w->snap = NULL;
 	if (w->p.zlevel)
 		zpass__release(&w->z);
 }
@@ -154,8 +164,10 @@ static uint64_t writer__aux_done(struct ring *r)
 /*
  * --max-size across all writers: one relaxed add per pass (not per record;
  * the total is only compared, nothing else is published through it). The
- * pass that would cross the limit is not written, so the shards end at or
- * below it. -EDQUOT tells the loop to stop without an error.
+ * count starts at header.data's size; the pass that would cross the limit
+ * is not written, so header.data and the shards end at or below it, and
+ * once one pass was refused every later one is. -EDQUOT tells the loop to
+ * stop without an error.
  */
 static int writer__budget(struct writer *w, uint64_t bytes)
 {
@@ -168,20 +180,29 @@ static int writer__budget(struct writer *w, uint64_t bytes)
 }
 
 /*
+ * A ring's bytes for this pass: a forward ring's are spanned now, a
+ * backward ring's were copied out by writer__dump.
+ */
+static long writer__ring_span(struct writer *w, size_t i, struct ring_span *s)
+{
+	return w->p.overwrite ? (long)s->len : ring__read_init(&w->p.rings[i], s);
+}
+
+/*
  * One pass: take a span of every ring, write them all as one pass with one
  * pwritev, then hand the space back. Tails move only after the data is in
  * the page cache, so a failed write loses nothing the kernel still holds.
+ * @wtime: the recording clock before the first ring's head was read.
  */
-static int writer__pass(struct writer *w, struct ring_span *spans)
+static int writer__pass(struct writer *w, struct ring_span *spans, uint64_t wtime)
 {
-	uint64_t wtime = clock__ns(w->p.clockid);
 	uint64_t payload = 0;
 	int nr_iov = 1;
 	int err;
 
 	for (size_t i = 0; i < w->p.nr_rings; i++) {
 		struct ring_span *s = &spans[i];
-		long len = ring__read_init(&w->p.rings[i], s);
+		long len = writer__ring_span(w, i, s);
 		int hdr = nr_iov++;
 		long alen;
 
@@ -227,14 +248,13 @@ static int writer__pass(struct writer *w, struct ring_span *spans)
  * buffer; the ring space is handed back as soon as it is compressed, before
  * the write, which gives the kernel room earlier than the plain path can.
  */
-static int writer__pass_z(struct writer *w, struct ring_span *spans)
+static int writer__pass_z(struct writer *w, struct ring_span *spans, uint64_t wtime)
 {
-	uint64_t wtime = clock__ns(w->p.clockid);
 	size_t raw = 0;
 	int nr_iov = 0, err;
 
 	for (size_t i = 0; i < w->p.nr_rings; i++) {
-		long len = ring__read_init(&w->p.rings[i], &spans[i]);
+		long len = writer__ring_span(w, i, &spans[i]);
 		long alen;
 
 		if (len < 0)
@@ -268,27 +288,36 @@ static int writer__pass_z(struct writer *w, struct ring_span *spans)
 	return 0;
 }
 
+static int writer__write(struct writer *w, struct ring_span *spans, uint64_t wtime)
+{
+	return w->p.zlevel ? writer__pass_z(w, spans, wtime) : writer__pass(w, spans, wtime);
+}
+
 /*
- * --overwrite: the rings stay paused from before their heads are read until
- * the pass is written, since the kernel would otherwise write over the
- * records in flight: nothing tells it how far we read. Records it meanwhile
- * drops come back as PERF_RECORD_LOST. Requests that arrive during the dump
- * are served by the next one.
+ * --overwrite: one pass of what the backward rings took since the last
+ * dump. Each ring is paused only while it is copied to the writer's own
+ * buffer (ring__take_backward), one ring after the other, so a CPU's
+ * records are dropped (PERF_RECORD_LOST, by the kernel) for as long as its
+ * copy takes, not for the whole dump; compressing and writing come after
+ * every ring runs again. The pass time is read before the first copy:
+ * whatever a later dump takes was published after it. Requests that
+ * arrive during the dump are served by the next one.
  */
 static int writer__dump(struct writer *w, struct ring_span *spans)
 {
+	uint64_t wtime = clock__ns(w->p.clockid);
+	unsigned char *buf = w->snap;
 	int err = 0;
 
 	w->dump_done = atomic_load_explicit(&w->dump_req, memory_order_acquire);
-	for (size_t i = 0; i < w->p.nr_rings && !err; i++)
-		err = ring__pause(&w->p.rings[i], true);
-	if (!err)
-		err = w->p.zlevel ? writer__pass_z(w, spans) : writer__pass(w, spans);
-	for (size_t i = 0; i < w->p.nr_rings; i++) {
-		int e = ring__pause(&w->p.rings[i], false);
+	for (size_t i = 0; i < w->p.nr_rings && !err; i++) {
+		long len = ring__take_backward(&w->p.rings[i], &spans[i], buf);
 
-		err = err ? err : e;
+		err = len < 0 ? len : 0;
+		buf += w->p.rings[i].size;
 	}
+	if (!err)
+		err = writer__write(w, spans, wtime);
 	w->stats.dumps += !err;
 	return err;
 }
@@ -301,7 +330,7 @@ static bool writer__dump_due(struct writer *w)
 static int writer__take(struct writer *w, struct ring_span *spans, bool stopping)
 {
 	if (!w->p.overwrite)
-		return w->p.zlevel ? writer__pass_z(w, spans) : writer__pass(w, spans);
+		return writer__write(w, spans, clock__ns(w->p.clockid));
 	return stopping || writer__dump_due(w) ? writer__dump(w, spans) : 0;
 }
 

@@ -36,7 +36,7 @@ struct writer_params {
 	int rt_prio;
 	int zlevel;                     /* zstd level, 0 = no compression */
 	uint64_t max_size;              /* --max-size in bytes, 0 = none */
-	atomic_uint_least64_t *shard_bytes; /* bytes all writers wrote, shared */
+	atomic_uint_least64_t *shard_bytes; /* --max-size's count, shared: header.data, then every pass */
 	/*
 	 * --overwrite: the rings are backward (flight recorder); a pass is
 	 * written only on writer__snapshot and at the stop, with the rings

@@ -139,7 +139,7 @@ static const char usage[] =
 	"                            stop reading a process's maps after MS ms\n"
 	"                            (default 500)\n"
 	"      --kcore               refused: copying /proc/kcore is not supported\n"
-	"      --max-size SIZE       stop when the shards exceed SIZE (B/K/M/G)\n"
+	"      --max-size SIZE       stop before the recording exceeds SIZE (B/K/M/G)\n"
 	"      --overwrite           flight recorder: backward rings keep the newest\n"
 	"                            records; written out on SIGUSR2, on --control\n"
 	"                            'snapshot' and at the end\n"

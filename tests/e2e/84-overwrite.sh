@@ -59,6 +59,25 @@ echo "flight recorder: $(wc -l <fr.times) samples, $gaps gaps over 0.4 s"
 "$PERF" report -i fr.data --stdio --sort pid,sym 2>/dev/null >fr.rep
 grep -q " $hot:hot  *\[\.\] hot_loop" fr.rep || { head -20 fr.rep; fail "hot_loop of pid $hot not resolved"; }
 
+# --- a dump pauses each ring for its copy, not for the write ---
+# Every shard write takes 300 ms here (SHARDREC_FAULT, recorder/capture/fault.h):
+# rings paused until the pass is written would drop 300 ms of samples on
+# every CPU at the SIGUSR2 dump (the final one comes after the events are
+# disabled). cpu-clock -a samples idle CPUs too: 4000 a second on each.
+SHARDREC_FAULT='writer:*:slow:300' "$SHARDREC" record -a --overwrite -m 8 -o slow.data -- sleep 1.5 \
+	>slow.out 2>slow.err &
+rec=$!
+wait_for slow.data.shards/header.data
+sleep 0.5
+kill -USR2 $rec
+wait $rec || { cat slow.err; fail "flight recorder on a slow disk failed"; }
+cat slow.err
+grep -q "2 ring dumps" slow.err || fail "slow disk: SIGUSR2 not dumped"
+pause=$(sed -n 's/.*rings paused \([0-9.]*\) ms at most.*/\1/p' slow.err)
+[ "$(echo "${pause:-999} < 100" | bc)" = 1 ] || fail "rings paused ${pause:-?} ms: the pause covers the write"
+lost=$(sed -n 's/.*, \([0-9]*\) lost samples .*/\1/p' slow.err)
+[ "${lost:-9999}" -lt 200 ] || fail "$lost samples lost at one dump: the rings were paused for the write"
+
 # --- compressed flight recorder ---
 "$SHARDREC" record -q --overwrite -z -m 8 -o z.data -- "$H" 300 2 >/dev/null 2>z.err ||
 	{ cat z.err; fail "--overwrite -z failed"; }

@@ -251,12 +251,110 @@ static void test_backward_random(void **state)
 	bsim_release(&b);
 }
 
+/*
+ * ring__take_backward gives what ring__read_init_backward spans, as a copy
+ * in the caller's buffer: the random test's reads again, through it.
+ */
+static void test_backward_take_random(void **state)
+{
+	struct bsim b;
+	struct ring_span sp;
+	unsigned char *buf = malloc(8192);
+	uint64_t next_unread = 0, written = 0, taken = 0;
+	unsigned seed = 54321;
+
+	(void)state;
+	assert_non_null(buf);
+	bsim_init(&b, 8192);
+	for (int round = 0; round < 2000; round++) {
+		int burst = rand_r(&seed) % (round % 5 == 0 ? 700 : 50);
+		uint64_t bytes = 0, oldest;
+		long len;
+
+		for (int i = 0; i < burst; i++) {
+			uint16_t size = 16 + 8 * (rand_r(&seed) % 100);
+
+			bsim_write(&b, size);
+			bytes += size;
+		}
+		written += bytes;
+		len = ring__take_backward(&b.r, &sp, buf);
+		assert_int_equal(len, sp.len);
+		assert_true(sp.nr_iov <= 1 && (!sp.len || sp.iov[0].iov_base == buf));
+		if (sp.len) {
+			uint64_t n = span_check(&sp, b.seq - 1, &oldest);
+
+			assert_int_equal(n, b.seq - oldest);
+			if (bytes <= 8192)
+				assert_int_equal(oldest, next_unread);
+		}
+		assert_int_equal(sp.len, bytes <= 8192 ? bytes : sp.len);
+		taken += sp.len;
+		next_unread = b.seq;
+		ring__read_done(&b.r, &sp);
+	}
+	assert_int_equal(b.r.overwritten, written - taken);
+	assert_int_equal(b.r.pauses, 2000);
+	assert_true(b.r.pause_ns_max > 0 && b.r.pause_ns_sum >= b.r.pause_ns_max);
+	bsim_release(&b);
+	free(buf);
+}
+
+/*
+ * Records the kernel publishes while the ring is copied (one it had begun
+ * before the pause took effect) write over the oldest bytes the copy
+ * holds. The copy here is taken after them, as the worst case of a copy
+ * racing them: only the whole records below what they overwrote are kept,
+ * all intact, newest first; the rest is counted overwritten.
+ */
+static void test_backward_published_during_copy(void **state)
+{
+	static const struct {
+		int before, during;
+	} cases[] = {{50, 5}, {100, 5}, {102, 1}, {300, 3}, {10, 0}, {200, 102}};
+	unsigned char buf[4096];
+
+	(void)state;
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct bsim b;
+		struct ring_span sp;
+		uint64_t head, since, limit, want, oldest;
+
+		bsim_init(&b, 4096);
+		for (int i = 0; i < cases[c].before; i++)
+			bsim_write(&b, 40);
+		head = b.head;
+		for (int i = 0; i < cases[c].during; i++)
+			bsim_write(&b, 40);
+		since = -head < 4096 ? -head : 4096;
+		for (uint64_t i = 0; i < since; i++)
+			buf[i] = b.data[(head + i) & b.r.mask];
+		limit = 4096 - 40 * (uint64_t)cases[c].during;
+		want = 40 * (uint64_t)cases[c].before;
+		want = want <= limit ? want : limit / 40 * 40;
+		assert_int_equal(ring__copied_backward(&b.r, &sp, buf, head, b.head), want);
+		if (want) {
+			uint64_t n = span_check(&sp, cases[c].before - 1, &oldest);
+
+			assert_int_equal(n, want / 40);
+			assert_int_equal(oldest, cases[c].before - want / 40);
+		}
+		ring__read_done(&b.r, &sp);
+		assert_int_equal(b.r.overwritten, 40 * (uint64_t)cases[c].before - want);
+		/* The records published during the copy come with the next read. */
+		assert_int_equal(ring__read_init(&b.r, &sp), 40 * cases[c].during);
+		bsim_release(&b);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_backward_empty),     cmocka_unit_test(test_backward_since_last),
 	    cmocka_unit_test(test_backward_exact_fill), cmocka_unit_test(test_backward_overwritten),
 	    cmocka_unit_test(test_backward_random),
+	    cmocka_unit_test(test_backward_take_random),
+	    cmocka_unit_test(test_backward_published_during_copy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
