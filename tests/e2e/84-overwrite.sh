@@ -27,11 +27,13 @@ check_perf_file attr.data
 	{ cat dly.err; fail "--overwrite -D failed"; }
 [ "$(perf evlist -v -i dly.data | grep -c 'write_backward: 1')" = 2 ] || fail "-D dummy not backward"
 
-# --- the flight recorder: 32 KiB rings, two SIGUSR2, the final dump ---
+# --- the flight recorder: 8 KiB rings, two SIGUSR2, the final dump ---
+# (small: a ring must go round well within the 1 s between dumps even when
+# a loaded machine runs hot at a quarter of its rate, or the gaps vanish)
 # hot starts after the recording, on both CPUs so that both rings go round:
 # its fork, exec and mmaps are overwritten long before any dump, and only
 # the task records written again at the end (tail.synth) name it.
-"$SHARDREC" record -a --overwrite -m 8 --keep-shards -o fr.data -- sleep 3 >fr.out 2>fr.err &
+"$SHARDREC" record -a --overwrite -m 2 --keep-shards -o fr.data -- sleep 3 >fr.out 2>fr.err &
 rec=$!
 wait_for fr.data.shards/header.data
 sleep 0.3
