@@ -128,8 +128,9 @@ check-slurm: $(BUILD)/shardrec $(PROG_BINS)
 		77) echo "SKIP $${t#*:}";; *) echo "FAIL $${t#*:} (rc $$rc, $${secs}s)"; fail=1;; esac; \
 	done; exit $$fail
 
-# Records in a qemu guest with 2 NUMA nodes and checks -v shows each
-# writer's buffers and rings on its node (tests/qemu/run.sh).
+# Records in a 16-vCPU qemu guest with 4 NUMA nodes and 2 memory-only ones:
+# the writer counts of three plans, and -v shows each writer's CPUs, buffers
+# and rings on its node (tests/qemu/run.sh).
 check-qemu: $(BUILD)/shardrec $(PROG_BINS)
 	$(Q)SHARDREC=$(CURDIR)/$(BUILD)/shardrec PROGS=$(CURDIR)/$(BUILD)/progs tests/qemu/run.sh; \
 		rc=$$?; case $$rc in 0) echo "PASS check-qemu";; 77) echo "SKIP check-qemu"; rc=0;; \

@@ -71,22 +71,36 @@ static void plan__print_memory(const struct plan *plan, size_t ring_bytes, FILE 
 	fputc('\n', out);
 }
 
-/* Names the CPU-less nodes, so that users see why they get no writer. */
+/* The memory-only node with the lowest OS index above @prev (-1: the lowest); NULL if none. */
+static hwloc_obj_t plan__next_memory_only(const struct topo *t, long prev)
+{
+	hwloc_obj_t node = NULL, best = NULL;
+
+	while ((node = hwloc_get_next_obj_by_type(t->h, HWLOC_OBJ_NUMANODE, node)))
+		if (topo__node_is_memory_only(t, node) && (long)node->os_index > prev &&
+		    (!best || node->os_index < best->os_index))
+			best = node;
+	return best;
+}
+
+/*
+ * Names the CPU-less nodes, so that users see why they get no writer; in
+ * OS order, as "ring memory": hwloc's order follows locality, and a node
+ * near a CPU node of a lower number comes first.
+ */
 static void plan__print_memory_only(const struct topo *t, FILE *out)
 {
-	hwloc_obj_t node = NULL;
-	bool any = false;
+	hwloc_obj_t node;
+	long prev = -1;
 
-	while ((node = hwloc_get_next_obj_by_type(t->h, HWLOC_OBJ_NUMANODE, node))) {
-		if (!topo__node_is_memory_only(t, node))
-			continue;
-		fprintf(out, "%s%u",
-			any ? ", " : "memory-only nodes (no writer): ", node->os_index);
+	while ((node = plan__next_memory_only(t, prev))) {
+		fprintf(out, "%s%u", prev < 0 ? "memory-only nodes (no writer): " : ", ",
+			node->os_index);
 		if (node->subtype)
 			fprintf(out, " (%s)", node->subtype);
-		any = true;
+		prev = node->os_index;
 	}
-	if (any)
+	if (prev >= 0)
 		fputc('\n', out);
 }
 

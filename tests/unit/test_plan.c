@@ -710,6 +710,13 @@ static void test_memory_only_nodes(void **state)
 	assert_int_equal(node, 2); /* package 1 has nodes 2 and 3: DRAM comes first */
 	assert_non_null(strstr(text, "memory-only nodes (no writer): 1, 3\n"));
 	free(text);
+	/* Named in OS order, not hwloc's (package 0 holds nodes 0 and 3, package 1 nodes 1 and 2). */
+	assert_int_equal(synthetic_plan("pack:2 [numa(indexes=0,3,1,2)] [numa] core:2 pu:1", "numa",
+					&node, &text),
+			 2);
+	assert_int_equal(node, 1);
+	assert_non_null(strstr(text, "memory-only nodes (no writer): 2, 3\n"));
+	free(text);
 	/* No L3: the L2 shared by 2 cores stands in for it. */
 	assert_int_equal(synthetic_plan("pack:2 [numa] l2:2 core:2 pu:2", "l3", &node, &text), 4);
 	assert_null(strstr(text, "memory-only"));
