@@ -290,7 +290,7 @@ int session__write_tail(struct session *s)
 	struct recbuf b = {0};
 	int ret;
 
-	ret = evlist__read_lost(&s->evl, &b, &s->lost_samples);
+	ret = evlist__read_lost(&s->evl, &b, &s->lost_samples, s->lost_base);
 	if (!ret)
 		ret = shard_tail__finish(&s->tail, b.data, b.len);
 	recbuf__release(&b);

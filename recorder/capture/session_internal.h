@@ -63,6 +63,7 @@ struct session {
 	struct control ctl;   /* --control, fds -1 without it */
 	unsigned snapshots;   /* snapshot requests served (SIGUSR2, --control) */
 	uint64_t lost_samples;
+	uint64_t *lost_base;  /* rotation: lost counts already in an earlier file, else NULL */
 	uint8_t run_id[SHARD_RUN_ID_SIZE]; /* random: header.data, shards and tails carry it */
 	struct shard_tail tail; /* tail.raw, reserved at the start; fd -1 before */
 	bool bad_usage;       /* setup failed on the command line's meaning: exit 2 */
