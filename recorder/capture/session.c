@@ -189,15 +189,7 @@ static bool session__dir_is_ours(const struct session *s)
 
 static void remove_shards(struct session *s)
 {
-	char name[32];
-
-	unlinkat(s->dirfd, "header.data", 0);
-	unlinkat(s->dirfd, "tail.raw", 0);
-	unlinkat(s->dirfd, "tail.synth", 0);
-	for (size_t g = 0; g < s->plan.nr_groups; g++) {
-		snprintf(name, sizeof(name), "shard.%zu", g);
-		unlinkat(s->dirfd, name, 0);
-	}
+	shard_dir__unlink(s->dirfd, s->plan.nr_groups);
 	if (!session__dir_is_ours(s))
 		pr_warn("%s was replaced during the run: the recording's own shard directory "
 			"was merged and emptied, the one now at that path is left alone",
