@@ -35,6 +35,7 @@ struct rotate_files {
 	bool closing;
 	pthread_t thread;
 	bool started;
+	unsigned not_queued;  /* the caller's: generations the thread never got */
 	/* The merging thread's alone until rotate_files__finish has joined it. */
 	char **kept;          /* --switch-max-files: the newest files, a ring */
 	unsigned next_kept;
@@ -202,7 +203,7 @@ int rotate_files__add(struct rotate_files *f, const char *name, const char *dir,
 	if (err) {
 		free(j);
 		close(dirfd);
-		f->failed++;
+		f->not_queued++;
 		return err;
 	}
 	pthread_mutex_lock(&f->lock);
@@ -239,7 +240,7 @@ unsigned rotate_files__finish(struct rotate_files *f, const char *name, const ch
 		f->failed++;
 	}
 	*total = f->total;
-	return f->failed;
+	return f->failed + f->not_queued;
 }
 
 unsigned rotate_files__written(const struct rotate_files *f)
