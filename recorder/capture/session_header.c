@@ -13,8 +13,8 @@ int session__mkdir(struct session *s)
 		if (errno == EEXIST)
 			snprintf(s->err, sizeof(s->err),
 				 "%s exists (an earlier run's shards?): merge it with 'shardrec "
-				 "merge %s' or remove it",
-				 s->dir, s->dir);
+				 "merge %s' (a rotated run's: each %s/N) or remove it",
+				 s->dir, s->dir, s->dir);
 		else /* the shard directory is ours: the user's name is the output's */
 			snprintf(s->err, sizeof(s->err), "cannot create %s: %s", s->o->output,
 				 strerror(errno));
