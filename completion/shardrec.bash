@@ -54,17 +54,23 @@ _shardrec()
 	elif [[ $cur == --event=* ]]; then
 		_shardrec_events "$bin" "${cur#--event=}"
 		COMPREPLY=("${COMPREPLY[@]/#/--event=}")
+	elif [[ $cur == --switch-output-event=* ]]; then
+		_shardrec_events "$bin" "${cur#--switch-output-event=}"
+		COMPREPLY=("${COMPREPLY[@]/#/--switch-output-event=}")
+	elif [[ $cur == --switch-output=* ]]; then
+		COMPREPLY=($(compgen -P --switch-output= -W "signal 100M 30s 10m" -- "${cur#--switch-output=}"))
 	elif [[ $cur == --clockid=* ]]; then
 		COMPREPLY=($(compgen -P --clockid= -W "$clocks" -- "${cur#--clockid=}"))
 	else
 		case $prev in
-		-e | --event) _shardrec_events "$bin" "$cur" ;;
+		-e | --event | --switch-output-event) _shardrec_events "$bin" "$cur" ;;
 		-k | --clockid) COMPREPLY=($(compgen -W "$clocks" -- "$cur")) ;;
 		--call-graph) COMPREPLY=($(compgen -W "fp dwarf" -- "$cur")) ;;
 		-o | --output | --topology-xml | --plot) COMPREPLY=($(compgen -f -- "$cur")) ;;
 		-C | --cpu | -p | --pid | -t | --tid | -u | --uid | -G | --cgroup | -F | --freq | \
 			-c | --count | -m | --mmap-pages | -D | --delay | -r | --realtime | \
-			--max-size | --filter | --control | --synthetic | --ready-timeout) ;;
+			--max-size | --filter | --control | --synthetic | --ready-timeout | \
+			--switch-max-files) ;;
 		*)
 			if [[ $cur == -* ]]; then
 				local opts

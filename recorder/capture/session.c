@@ -109,6 +109,7 @@ static int session__writers(struct session *s)
 			.shard_bytes = &s->shard_bytes,
 			.overwrite = s->evl.backward,
 			.run_id = s->run_id,
+			.rotate = session__rotate_writers(s),
 		};
 
 		s->group_rings[g] = calloc(grp->nr_cpus, sizeof(struct ring));
@@ -189,15 +190,7 @@ static bool session__dir_is_ours(const struct session *s)
 
 static void remove_shards(struct session *s)
 {
-	char name[32];
-
-	unlinkat(s->dirfd, "header.data", 0);
-	unlinkat(s->dirfd, "tail.raw", 0);
-	unlinkat(s->dirfd, "tail.synth", 0);
-	for (size_t g = 0; g < s->plan.nr_groups; g++) {
-		snprintf(name, sizeof(name), "shard.%zu", g);
-		unlinkat(s->dirfd, name, 0);
-	}
+	shard_dir__unlink(s->dirfd, s->plan.nr_groups);
 	if (!session__dir_is_ours(s))
 		pr_warn("%s was replaced during the run: the recording's own shard directory "
 			"was merged and emptied, the one now at that path is left alone",
@@ -327,7 +320,7 @@ static void print_flight_recorder(struct session *s)
 		overwritten / 1e6, pause_max / 1e6);
 }
 
-static void print_summary(struct session *s, const struct merge_stats *ms)
+void session__print_summary(struct session *s, const struct merge_stats *ms, const char *output)
 {
 	if (s->o->verbose)
 		print_writers(s);
@@ -337,7 +330,7 @@ static void print_summary(struct session *s, const struct merge_stats *ms)
 		s->nr_writers, s->nr_writers == 1 ? "" : "s", ms->bytes_in / 1e6, ms->seconds);
 	pr_info("[ shardrec record: Captured and wrote %.3f MB %s (%llu samples), %llu lost "
 		"records, %llu lost samples ]",
-		ms->bytes_out / 1e6, s->o->output, (unsigned long long)ms->samples,
+		ms->bytes_out / 1e6, output, (unsigned long long)ms->samples,
 		(unsigned long long)ms->lost_records, (unsigned long long)ms->lost_samples);
 	print_loss_advice(s, ms);
 	/*
@@ -395,7 +388,7 @@ static int session__merge(struct session *s)
 	} else {
 		if (err[0])
 			pr_warn("%s", err);
-		print_summary(s, &ms);
+		session__print_summary(s, &ms, s->o->output);
 		if (s->o->hooks && s->o->hooks->merged)
 			s->o->hooks->merged(s->o->hooks->arg, &ms, s->stop_signal);
 		if (!s->o->keep_shards)
@@ -432,7 +425,7 @@ static int session__finish(struct session *s)
 	ret = s->evl.backward || s->o->tail_synthesize ? session__write_tail_synth(s) : 0;
 	if (ret)
 		pr_warn("tasks not described again at the end: %s", strerror(-ret));
-	ret = session__merge(s);
+	ret = s->rot ? session__rotate_finish(s) : session__merge(s);
 	if (s->have_workload)
 		workload__terminate(&s->wl);
 	if (ret)
@@ -452,6 +445,7 @@ static int session__finish(struct session *s)
 
 static void session__release(struct session *s)
 {
+	session__rotate_release(s);
 	for (size_t g = 0; g < s->nr_writers; g++)
 		writer__delete(s->writers[g]);
 	for (size_t g = 0; s->group_rings && g < s->plan.nr_groups; g++)
@@ -464,6 +458,7 @@ static void session__release(struct session *s)
 	if (s->have_workload)
 		workload__terminate(&s->wl);
 	shard_tail__close(&s->tail);
+	recbuf__release(&s->kernel_maps);
 	if (s->dirfd >= 0)
 		close(s->dirfd);
 	if (s->sigfd >= 0)
@@ -574,6 +569,8 @@ static int session__setup(struct session *s)
 		ret = privs__open_events(&s->evl, s->o->mmap_pages, s->err, sizeof(s->err));
 	if (!ret)
 		ret = session__mkdir(s);
+	if (!ret)
+		ret = session__rotate_setup(s);
 	if (!ret)
 		ret = session__write_header(s);
 	if (!ret)

@@ -13,8 +13,8 @@ int session__mkdir(struct session *s)
 		if (errno == EEXIST)
 			snprintf(s->err, sizeof(s->err),
 				 "%s exists (an earlier run's shards?): merge it with 'shardrec "
-				 "merge %s' or remove it",
-				 s->dir, s->dir);
+				 "merge %s' (a rotated run's: each %s/N) or remove it",
+				 s->dir, s->dir, s->dir);
 		else /* the shard directory is ours: the user's name is the output's */
 			snprintf(s->err, sizeof(s->err), "cannot create %s: %s", s->o->output,
 				 strerror(errno));
@@ -81,7 +81,8 @@ static bool session__has_task(const struct session *s)
  * COMM, FORK and MMAP records of the target's tasks as /proc shows them now,
  * for the targets perf's __machine__synthesize_threads() describes: a task
  * list (-p/-t/-u) first, else every process (-a/-C). A workload alone gets
- * none: it is exec'd after the events are enabled, so the kernel reports it.
+ * none in the first file: it is exec'd after the events are enabled, so the
+ * kernel reports it; a rotated file describes it and its children.
  */
 static int session__synth_tasks(struct session *s, struct synth *sy)
 {
@@ -95,13 +96,20 @@ static int session__synth_tasks(struct session *s, struct synth *sy)
 		ret = synth__threads(sy, s->evl.threads, s->evl.nr_threads);
 	else if (s->o->system_wide || s->o->cpu_list)
 		ret = synth__all_processes(sy);
+	/* A rotated file, or the end: the command runs, as perf's record__synthesize_workload. */
+	else if (s->workload_running)
+		ret = synth__tree(sy, s->wl.pid);
 	privs__lower();
-	if (sy->nr_map_timeouts)
-		pr_warn("reading the maps of %u process%s timed out: raise --proc-map-timeout",
-			sy->nr_map_timeouts, sy->nr_map_timeouts > 1 ? "es" : "");
 	if (ret && sy->err_path[0])
 		snprintf(s->err, sizeof(s->err), "cannot describe the target's memory maps: %s: %s",
 			 sy->err_path, strerror(-ret));
+	/* Rotation describes the tasks again for every file: the same warnings once. */
+	if (s->synth_warned)
+		return ret;
+	s->synth_warned = s->rot != NULL;
+	if (sy->nr_map_timeouts)
+		pr_warn("reading the maps of %u process%s timed out: raise --proc-map-timeout",
+			sy->nr_map_timeouts, sy->nr_map_timeouts > 1 ? "es" : "");
 	if (!ret && sy->nr_unreadable)
 		pr_warn("%u process%s skipped: memory maps unreadable (%s: %s), so %s samples will "
 			"not resolve to symbols", sy->nr_unreadable, sy->nr_unreadable > 1 ? "es" : "",
@@ -141,6 +149,32 @@ static int session__synth_ns(struct session *s, struct synth *sy)
 	return ret;
 }
 
+/*
+ * The kernel's and the modules' maps. Rotation keeps the first file's for
+ * the next ones, as perf reads kallsyms once: a switch must not take the
+ * tenth of a second that costs on a busy machine.
+ */
+static int session__synth_kernel(struct session *s, struct synth *sy)
+{
+	size_t from = sy->out->len;
+	int ret;
+
+	if (s->kernel_maps.len)
+		return recbuf__append(sy->out, s->kernel_maps.data, s->kernel_maps.len);
+	/* The kernel checks CAP_SYSLOG with the creds of the open of kallsyms. */
+	privs__raise(PRIVS_F(PRIVS_SYSLOG));
+	ret = synth__kernel_mmap(sy);
+	if (ret == -EPERM && privs__samples_kernel(&s->evl))
+		pr_warn("kernel addresses are hidden: kernel symbols will not resolve (needs "
+			"CAP_SYSLOG, or kernel.kptr_restrict=0 and kernel.perf_event_paranoid <= 1)");
+	ret = synth__modules(sy);
+	privs__lower();
+	if (ret && ret != -ENOENT)
+		pr_warn("cannot synthesize module maps: %s", strerror(-ret));
+	return s->rot ? recbuf__append(&s->kernel_maps, sy->out->data + from, sy->out->len - from)
+		      : 0;
+}
+
 static int session__synth(struct session *s, struct recbuf *b)
 {
 	struct synth sy = {.layout = &s->evl.layout, .out = b, .mmap_data = session__mmap_data(s)};
@@ -152,18 +186,9 @@ static int session__synth(struct session *s, struct recbuf *b)
 		if (ret)
 			return ret;
 	}
-
-	/* The kernel checks CAP_SYSLOG with the creds of the open of kallsyms. */
-	privs__raise(PRIVS_F(PRIVS_SYSLOG));
-	ret = synth__kernel_mmap(&sy);
-	if (ret == -EPERM && privs__samples_kernel(&s->evl))
-		pr_warn("kernel addresses are hidden: kernel symbols will not resolve (needs "
-			"CAP_SYSLOG, or kernel.kptr_restrict=0 and kernel.perf_event_paranoid <= 1)");
-	ret = synth__modules(&sy);
-	privs__lower();
-	if (ret && ret != -ENOENT)
-		pr_warn("cannot synthesize module maps: %s", strerror(-ret));
-	ret = session__synth_ns(s, &sy);
+	ret = session__synth_kernel(s, &sy);
+	if (!ret)
+		ret = session__synth_ns(s, &sy);
 	/* --tail-synthesize: the tasks as they are at the end (session__write_tail_synth) */
 	if (!ret && !s->o->tail_synthesize && (s->o->synth & RECORD_SYNTH_TASK))
 		ret = session__synth_tasks(s, &sy);
@@ -249,9 +274,10 @@ int session__write_header(struct session *s)
 	 * --max-size counts all of header.data first: the merge copies its
 	 * records, attrs and features into the file, and with -a the records
 	 * alone (an MMAP2 for each executable mapping of every process) can
-	 * take megabytes on a busy machine.
+	 * take megabytes on a busy machine. Only then: rotation (never with
+	 * --max-size) writes a header per file while the writers count on.
 	 */
-	if (!ret)
+	if (!ret && s->o->max_size)
 		atomic_store_explicit(&s->shard_bytes, end, memory_order_relaxed);
 out:
 	if (ret && !s->err[0])
@@ -298,7 +324,7 @@ int session__write_tail(struct session *s)
 	struct recbuf b = {0};
 	int ret;
 
-	ret = evlist__read_lost(&s->evl, &b, &s->lost_samples);
+	ret = evlist__read_lost(&s->evl, &b, &s->lost_samples, s->lost_base);
 	if (!ret)
 		ret = shard_tail__finish(&s->tail, b.data, b.len);
 	recbuf__release(&b);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Shared by the session*.c parts: struct session and the steps more than
- * one part calls.
+ * one part calls. session_rotate.c is the rotation part (--switch-output).
  */
 #ifndef SHARDREC_SESSION_INTERNAL_H
 #define SHARDREC_SESSION_INTERNAL_H
@@ -29,6 +29,7 @@
 #include "recorder/capture/workload.h"
 #include "recorder/capture/writer.h"
 #include "recorder/capture/writer_report.h"
+#include "recorder/capture/rotate.h"
 #include "recorder/codec/zpass.h"
 #include "recorder/perfdata/shard_tail.h"
 
@@ -56,6 +57,7 @@ struct session {
 	struct ring **group_rings; /* per writer: its rings, in plan order */
 	struct workload wl;
 	bool have_workload;
+	bool workload_running; /* exec'd: rotated files describe its process tree */
 	char dir[PATH_MAX];
 	int dirfd;
 	int sigfd;
@@ -63,8 +65,12 @@ struct session {
 	struct control ctl;   /* --control, fds -1 without it */
 	unsigned snapshots;   /* snapshot requests served (SIGUSR2, --control) */
 	uint64_t lost_samples;
+	uint64_t *lost_base;  /* rotation: lost counts already in an earlier file, else NULL */
 	uint8_t run_id[SHARD_RUN_ID_SIZE]; /* random: header.data, shards and tails carry it */
 	struct shard_tail tail; /* tail.raw, reserved at the start; fd -1 before */
+	struct rotate *rot;   /* --switch-output, --timestamp-filename; NULL without */
+	struct recbuf kernel_maps; /* rotation: the first file's kernel and module maps */
+	bool synth_warned;    /* rotation: the task synthesis' warnings are said */
 	bool bad_usage;       /* setup failed on the command line's meaning: exit 2 */
 	char err[1024];
 };
@@ -77,5 +83,29 @@ int session__write_tail_synth(struct session *s);
 int session__signals(struct session *s);
 void session__wait(struct session *s);
 int session__go(struct session *s);
+void session__print_summary(struct session *s, const struct merge_stats *ms, const char *output);
+
+/*
+ * session_rotate.c, all no-ops without s->rot. Setup, after session__mkdir:
+ * the shard directory becomes the first generation's, FILE.shards/0, and
+ * --switch-output-event's events are opened. 0 / -errno with s->err.
+ */
+int session__rotate_setup(struct session *s);
+/* What the writers share with rotation (writer_params.rotate), NULL without. */
+const struct writer_rotate *session__rotate_writers(const struct session *s);
+/* Recording has started: the timer runs, the switch events are enabled. */
+void session__rotate_start(struct session *s);
+/* An fd for the run loop's poll, readable when session__rotate_poll has work; -1 without. */
+int session__rotate_fd(const struct session *s);
+/* Switches to a new file if the timer, the size mark or a switch event says so. */
+void session__rotate_poll(struct session *s);
+/* SIGUSR2: true if it switched files (signal mode), false if it is the caller's. */
+bool session__rotate_signal(struct session *s);
+/*
+ * The end, after the last generation's tails: every file merged, the last
+ * one here, and the summary. 0, or -1 when a merge failed (it said why).
+ */
+int session__rotate_finish(struct session *s);
+void session__rotate_release(struct session *s);
 
 #endif

@@ -83,7 +83,8 @@ static bool session__signal(struct session *s)
 
 	while (read(s->sigfd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGUSR2) {
-			session__snapshot(s);
+			if (!session__rotate_signal(s))
+				session__snapshot(s);
 		} else if (si.ssi_signo != SIGCHLD) {
 			s->stop_signal = si.ssi_signo;
 			return true;
@@ -98,6 +99,7 @@ static bool session__should_stop(struct session *s)
 
 	if (session__signal(s))
 		return true;
+	session__rotate_poll(s);
 	/* Bounded: a channel that never runs dry must not keep signals waiting. */
 	for (int i = 0; i < CONTROL_MAX_READS && (cmd = control__next(&s->ctl)) != CONTROL_NONE; i++)
 		if (session__control(s, cmd))
@@ -125,12 +127,13 @@ static bool session__should_stop(struct session *s)
 
 void session__wait(struct session *s)
 {
-	struct pollfd pfd[2] = {{.fd = s->sigfd, .events = POLLIN}, {.events = POLLIN}};
+	struct pollfd pfd[3] = {{.fd = s->sigfd, .events = POLLIN}, {.events = POLLIN},
+				{.fd = session__rotate_fd(s), .events = POLLIN}};
 
 	while (!session__should_stop(s)) {
 		pfd[1].fd = s->ctl.fd;
 		/* -p targets have no SIGCHLD: look again every 200 ms. */
-		if (poll(pfd, 2, 200) < 0 && errno != EINTR)
+		if (poll(pfd, 3, 200) < 0 && errno != EINTR)
 			break;
 	}
 }
@@ -151,6 +154,8 @@ int session__go(struct session *s)
 			 strerror(-ret));
 		return ret;
 	}
+	s->workload_running = s->have_workload;
 	record_ctl__delayed_enable(&s->evl, s->o->delay_ms);
+	session__rotate_start(s);
 	return 0;
 }

@@ -24,6 +24,12 @@ struct writer {
 	atomic_bool stop;
 	atomic_uint_least64_t dump_req; /* writer__snapshot calls (--overwrite) */
 	uint64_t dump_done;             /* requests served: the writer thread only */
+	/* writer__switch: the next shard's place, published by sw_req's release */
+	int sw_dirfd;
+	uint8_t sw_run_id[SHARD_RUN_ID_SIZE];
+	atomic_uint_least64_t sw_req;   /* switches asked */
+	atomic_uint_least64_t sw_done;  /* switches done (stored by the thread only) */
+	atomic_bool ended;              /* the thread has left its loop: no switch will come */
 	pthread_t thread;
 	sem_t ready; /* posted by the thread once its prologue is done */
 	bool started;
@@ -51,6 +57,9 @@ struct writer *writer__new(const struct writer_params *p)
 	w->shard.fd = -1;
 	atomic_init(&w->stop, false);
 	atomic_init(&w->dump_req, 0);
+	atomic_init(&w->sw_req, 0);
+	atomic_init(&w->sw_done, 0);
+	atomic_init(&w->ended, false);
 	err = shard__create(&w->shard, p->dirfd, p->idx, p->group->node,
 			    p->zlevel ? SHARD_F_ZSTD : 0, p->run_id);
 	if (err)
@@ -161,22 +170,37 @@ static uint64_t writer__aux_done(struct ring *r)
 	return len;
 }
 
+/* Rotation's eventfd: a switch took effect, or the size mark is reached. */
+static void writer__notify(struct writer *w)
+{
+	uint64_t one = 1;
+
+	if (write(w->p.rotate->notify_fd, &one, sizeof(one)) < 0) {
+		/* Saturated only if the session never reads it: nothing to add. */
+	}
+}
+
 /*
- * --max-size across all writers: one relaxed add per pass (not per record;
- * the total is only compared, nothing else is published through it). The
- * count starts at header.data's size; the pass that would cross the limit
- * is not written, so header.data and the shards end at or below it, and
- * once one pass was refused every later one is. -EDQUOT tells the loop to
- * stop without an error.
+ * --max-size and --switch-output=SIZE across all writers: one relaxed add
+ * per pass (not per record; the total is only compared, nothing else is
+ * published through it). The pass that would cross --max-size is not
+ * written; the count starts at header.data's size, so header.data and the
+ * shards end at or below it, and once one pass was refused every later one
+ * is. -EDQUOT tells the loop to stop without an error. Past the size mark
+ * the session is told, pass after pass until it has switched and moved the
+ * mark.
  */
 static int writer__budget(struct writer *w, uint64_t bytes)
 {
+	const atomic_uint_least64_t *mark = w->p.rotate ? w->p.rotate->size_mark : NULL;
 	uint64_t used;
 
-	if (!w->p.max_size)
+	if (!w->p.max_size && !mark)
 		return 0;
 	used = atomic_fetch_add_explicit(w->p.shard_bytes, bytes, memory_order_relaxed) + bytes;
-	return used > w->p.max_size ? -EDQUOT : 0;
+	if (mark && used >= atomic_load_explicit(mark, memory_order_relaxed))
+		writer__notify(w);
+	return w->p.max_size && used > w->p.max_size ? -EDQUOT : 0;
 }
 
 /*
@@ -327,11 +351,33 @@ static bool writer__dump_due(struct writer *w)
 	return atomic_load_explicit(&w->dump_req, memory_order_acquire) != w->dump_done;
 }
 
-static int writer__take(struct writer *w, struct ring_span *spans, bool stopping)
+/* One pass; @flush (stop, switch): the backward rings are dumped too. */
+static int writer__take(struct writer *w, struct ring_span *spans, bool flush)
 {
 	if (!w->p.overwrite)
 		return writer__write(w, spans, clock__ns(w->p.clockid));
-	return stopping || writer__dump_due(w) ? writer__dump(w, spans) : 0;
+	return flush || writer__dump_due(w) ? writer__dump(w, spans) : 0;
+}
+
+/*
+ * writer__switch, after the pass that took everything read so far into
+ * the old shard: the new one takes over from the next pass. A shard that
+ * cannot be created stops the writer, as a failed write does.
+ */
+static int writer__next_shard(struct writer *w, uint64_t req)
+{
+	struct shard next;
+	int err = shard__create(&next, w->sw_dirfd, w->p.idx, w->p.group->node,
+				w->p.zlevel ? SHARD_F_ZSTD : 0, w->sw_run_id);
+
+	if (err)
+		return err;
+	shard__close(&w->shard);
+	w->shard = next;
+	/* Release pairs with writer__switched's acquire: the old shard is closed. */
+	atomic_store_explicit(&w->sw_done, req, memory_order_release);
+	writer__notify(w);
+	return 0;
 }
 
 static void writer__setup_poll(struct writer *w)
@@ -370,12 +416,17 @@ static int writer__loop(struct writer *w, struct ring_span *spans)
 	for (;;) {
 		/* Acquire pairs with writer__stop's release: see everything done before the stop. */
 		bool stopping = atomic_load_explicit(&w->stop, memory_order_acquire);
+		/* Acquire pairs with writer__switch's release: sw_dirfd and sw_run_id are set. */
+		uint64_t sw = atomic_load_explicit(&w->sw_req, memory_order_acquire);
+		bool switching = sw != atomic_load_explicit(&w->sw_done, memory_order_relaxed);
 
-		err = writer__take(w, spans, stopping);
+		err = writer__take(w, spans, stopping || switching);
 		if (err == -EDQUOT) {
 			w->stats.size_limited = true;
 			return 0;
 		}
+		if (!err && switching)
+			err = writer__next_shard(w, sw);
 		if (err || stopping)
 			return err;
 		if (poll(w->pfd, w->p.nr_rings + 1, w->p.overwrite ? -1 : w->p.idle_ms) < 0 &&
@@ -438,6 +489,8 @@ static void *writer__thread(void *arg)
 	}
 	placement__free(spans, w->p.nr_rings * sizeof(*spans) + 1);
 	writer__free_local(w);
+	/* Release pairs with writer__switched's acquire: stats and shard are final. */
+	atomic_store_explicit(&w->ended, true, memory_order_release);
 	return NULL;
 }
 
@@ -507,6 +560,23 @@ void writer__snapshot_aux(struct writer *w)
 {
 	if (writer__request_aux(w))
 		writer__wake(w);
+}
+
+void writer__switch(struct writer *w, int dirfd, const uint8_t *run_id)
+{
+	w->sw_dirfd = dirfd;
+	memcpy(w->sw_run_id, run_id, sizeof(w->sw_run_id));
+	/* Release pairs with writer__loop's acquire. */
+	atomic_fetch_add_explicit(&w->sw_req, 1, memory_order_release);
+	writer__wake(w);
+}
+
+bool writer__switched(const struct writer *w)
+{
+	/* Only the caller of writer__switch moves sw_req: relaxed reads its own store. */
+	return atomic_load_explicit(&w->sw_done, memory_order_acquire) ==
+		       atomic_load_explicit(&w->sw_req, memory_order_relaxed) ||
+	       atomic_load_explicit(&w->ended, memory_order_acquire) || !w->started;
 }
 
 int writer__join(struct writer *w)

@@ -18,6 +18,16 @@
 #include <stdint.h>
 #include <time.h>
 
+/* What rotation shares with the writers; outlives them. */
+struct writer_rotate {
+	int notify_fd; /* eventfd bumped after a writer__switch, and at the size mark */
+	/*
+	 * --switch-output=SIZE: notify once shard_bytes (counted whenever this
+	 * is set) reaches it; UINT64_MAX while no switch is wanted.
+	 */
+	const atomic_uint_least64_t *size_mark;
+};
+
 struct writer_params {
 	unsigned idx;
 	const struct plan_group *group; /* CPUs and node; outlives the writer */
@@ -36,7 +46,7 @@ struct writer_params {
 	int rt_prio;
 	int zlevel;                     /* zstd level, 0 = no compression */
 	uint64_t max_size;              /* --max-size in bytes, 0 = none */
-	atomic_uint_least64_t *shard_bytes; /* --max-size's count, shared: header.data, then every pass */
+	atomic_uint_least64_t *shard_bytes; /* bytes written, shared: --max-size counts header.data too; rotation */
 	/*
 	 * --overwrite: the rings are backward (flight recorder); a pass is
 	 * written only on writer__snapshot and at the stop, with the rings
@@ -44,7 +54,9 @@ struct writer_params {
 	 */
 	bool overwrite;
 	const uint8_t *run_id;          /* the recording's (SHARD_RUN_ID_SIZE bytes), for the shard header */
+	const struct writer_rotate *rotate; /* rotation (capture/rotate.c), NULL without */
 };
+
 
 struct writer_stats {
 	uint64_t bytes;  /* ring bytes taken */
@@ -90,6 +102,19 @@ bool writer__snapshot(struct writer *w);
  * backward rings, which the stop dumps anyway: -Se before writer__stop.
  */
 void writer__snapshot_aux(struct writer *w);
+/*
+ * Asks the thread to end its shard at its next pass boundary and go on in
+ * a new one in @dirfd, with @run_id (SHARD_RUN_ID_SIZE bytes, copied): every
+ * record read before goes into the old shard, every one after into the new.
+ * With --overwrite that pass dumps the backward rings. One switch at a
+ * time: wait for writer__switched before the next. Safe from any thread.
+ */
+void writer__switch(struct writer *w, int dirfd, const uint8_t *run_id);
+/*
+ * True once the last writer__switch took effect (p.rotate->notify_fd was
+ * bumped then), or the thread has ended and never will.
+ */
+bool writer__switched(const struct writer *w);
 /* Waits for the thread; returns its first error (0 if none). */
 int writer__join(struct writer *w);
 const struct writer_stats *writer__stats(const struct writer *w);

@@ -3,6 +3,7 @@
 #include "recorder/events/record_opts.h"
 #include "recorder/cli/cli_sample.h"
 #include "recorder/cli/cli_config.h"
+#include "recorder/cli/cli_switch.h"
 #include "recorder/events/callchain.h"
 #include "recorder/util/log.h"
 
@@ -53,6 +54,10 @@ enum {
 	OPT_OFF_CPU,
 	OPT_AFFINITY,
 	OPT_MMAP_FLUSH,
+	OPT_SWITCH_OUTPUT,
+	OPT_SWITCH_EVENT,
+	OPT_SWITCH_MAX_FILES,
+	OPT_TIMESTAMP_FILENAME,
 };
 
 static const char usage[] =
@@ -147,6 +152,19 @@ static const char usage[] =
 	"                            bytes per CPU (default the whole area), write\n"
 	"                            them on SIGUSR2 or --control 'snapshot'; e: also\n"
 	"                            at the end\n"
+	"Rotation (perf's --switch-output; each file is complete on its own):\n"
+	"      --switch-output[=MODE]\n"
+	"                            end the file and go on in a new one on SIGUSR2\n"
+	"                            (signal, the default), when its shards reach a\n"
+	"                            size (B/K/M/G: 100M) or every TIME (s/m/h/d:\n"
+	"                            30s); each is merged in the background into\n"
+	"                            FILE.<timestamp> (implies --timestamp-filename)\n"
+	"      --switch-output-event LIST\n"
+	"                            switch on each of these events too (perf -e\n"
+	"                            syntax, e.g. sched:sched_process_exec)\n"
+	"      --switch-max-files N  keep only the newest N files\n"
+	"      --timestamp-filename  write FILE.<timestamp>, the time it ended\n"
+	"                            (YYYYmmddHHMMSScc, local time) instead of FILE\n"
 	"Run control:\n"
 	"      --control fifo:CTL[,ACK] | fd:CTL[,ACK]\n"
 	"                            read commands from a fifo or fd: enable,\n"
@@ -243,6 +261,10 @@ static const struct option longopts[] = {
 	{"off-cpu", no_argument, NULL, OPT_OFF_CPU},
 	{"affinity", required_argument, NULL, OPT_AFFINITY},
 	{"mmap-flush", required_argument, NULL, OPT_MMAP_FLUSH},
+	{"switch-output", optional_argument, NULL, OPT_SWITCH_OUTPUT},
+	{"switch-output-event", required_argument, NULL, OPT_SWITCH_EVENT},
+	{"switch-max-files", required_argument, NULL, OPT_SWITCH_MAX_FILES},
+	{"timestamp-filename", no_argument, NULL, OPT_TIMESTAMP_FILENAME},
 	{NULL, 0, NULL, 0},
 };
 
@@ -350,16 +372,11 @@ static int parse_clock(const char *s, clockid_t *c)
 
 static int add_events(struct record_opts *o, const char *list)
 {
-	size_t old = o->events ? strlen(o->events) : 0;
-	char *n = realloc(o->events, old + strlen(list) + 2);
+	long off = record_opts__append(&o->events, list);
 
-	if (!n)
-		return -ENOMEM;
-	if (old)
-		n[old++] = ',';
-	o->last_event_off = old; /* for --filter */
-	strcpy(n + old, list);
-	o->events = n;
+	if (off < 0)
+		return off;
+	o->last_event_off = off; /* for --filter */
 	return 0;
 }
 
@@ -415,6 +432,13 @@ static int record_opts__apply(struct record_opts *o, int c, const char *arg, cha
 	case OPT_PROC_MAP_TIMEOUT: return record_opts__sample(o, "proc-map-timeout", arg, err, errlen);
 	case OPT_AFFINITY: return record_opts__sample(o, "affinity", arg, err, errlen);
 	case OPT_MMAP_FLUSH: return record_opts__sample(o, "mmap-flush", arg, err, errlen);
+	case OPT_SWITCH_OUTPUT: return record_opts__switch_output(o, arg, err, errlen);
+	case OPT_SWITCH_MAX_FILES: return record_opts__switch_max_files(o, arg, err, errlen);
+	case OPT_TIMESTAMP_FILENAME: o->timestamp_filename = true; break;
+	case OPT_SWITCH_EVENT:
+		if (record_opts__append(&o->switch_event, arg) < 0)
+			BAD("out of memory");
+		break;
 	case OPT_NO_SAMPLES: o->no_samples = true; break;
 	case OPT_NAMESPACES: o->namespaces = true; break;
 	case OPT_ALL_CGROUPS: o->all_cgroups = true; break;
@@ -503,7 +527,7 @@ static int record_opts__check(struct record_opts *o, char *err, size_t errlen)
 		BAD("-o: empty file name");
 	if (o->start_disabled && !o->control)
 		BAD("-D -1 starts with the events disabled: add --control to enable them");
-	return 0;
+	return record_opts__finish_switch(o, err, errlen);
 }
 
 int record_opts__parse(struct record_opts *o, int argc, char **argv, char *err, size_t errlen)

@@ -567,16 +567,25 @@ int evlist__read_fd(const struct evlist *l, size_t e, int fd, uint64_t *id, uint
 	return 0;
 }
 
-int evlist__read_lost(struct evlist *l, struct recbuf *out, uint64_t *total)
+int evlist__read_lost(struct evlist *l, struct recbuf *out, uint64_t *total, uint64_t *base)
 {
 	*total = 0;
 	for (size_t e = 0; e < l->nr; e++)
 		for (size_t c = 0; c < l->nr_cpus; c++)
 			for (size_t t = 0; t < l->nr_threads; t++) {
-				uint64_t id, lost;
-				int fd = *fdp(l, e, c, t), ret;
+				int *fd = fdp(l, e, c, t), ret;
+				uint64_t id, lost, *seen = base ? &base[fd - l->fds] : NULL;
 
-				if (evlist__read_fd(l, e, fd, &id, &lost) || !lost)
+				if (evlist__read_fd(l, e, *fd, &id, &lost))
+					continue;
+				/* The kernel's count only grows: what an earlier file did not have. */
+				if (seen) {
+					uint64_t all = lost;
+
+					lost -= *seen;
+					*seen = all;
+				}
+				if (!lost)
 					continue;
 				*total += lost;
 				ret = add_lost(l, out, lost, id, c, t);

@@ -74,8 +74,14 @@ const char *sample_config__cgroup2_root(char *buf, size_t len);
  * TOTAL_TIME fields too) into @id and @lost. 0 / -EIO (fd < 0 included).
  */
 int evlist__read_fd(const struct evlist *l, size_t e, int fd, uint64_t *id, uint64_t *lost);
-/* Appends a LOST_SAMPLES record for every fd whose PERF_FORMAT_LOST count is non-zero. */
-int evlist__read_lost(struct evlist *l, struct recbuf *out, uint64_t *total);
+/*
+ * Appends a LOST_SAMPLES record for every fd whose PERF_FORMAT_LOST count
+ * is non-zero, their sum in *@total. @base (rotation: one count per fd
+ * slot, l->fds' indices), NULL for none: the counts already reported in
+ * an earlier file; the records carry what came since, and @base is moved
+ * to the counts read now.
+ */
+int evlist__read_lost(struct evlist *l, struct recbuf *out, uint64_t *total, uint64_t *base);
 /* The most bytes evlist__read_lost can append: one record per fd. */
 size_t evlist__lost_bound(const struct evlist *l);
 /*

@@ -2,7 +2,9 @@
 /* What a parsed `record` command line says (record_opts.h). */
 #include "recorder/events/record_opts.h"
 
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 bool record_opts__command_is_target(const struct record_opts *o)
 {
@@ -10,10 +12,26 @@ bool record_opts__command_is_target(const struct record_opts *o)
 	       !o->uid;
 }
 
+long record_opts__append(char **list, const char *item)
+{
+	size_t old = *list ? strlen(*list) : 0;
+	char *n = realloc(*list, old + strlen(item) + 2);
+
+	if (!n)
+		return -ENOMEM;
+	if (old)
+		n[old++] = ',';
+	strcpy(n + old, item);
+	*list = n;
+	return old;
+}
+
 void record_opts__release(struct record_opts *o)
 {
 	free(o->events);
 	o->events = NULL;
+	free(o->switch_event);
+	o->switch_event = NULL;
 	free(o->filters);
 	o->filters = NULL;
 	o->nr_filters = 0;

@@ -104,6 +104,14 @@ struct record_opts {
 	unsigned proc_map_timeout_ms; /* --proc-map-timeout, default 500 as perf */
 	uint64_t mmap_flush;   /* --mmap-flush bytes: the writers' wakeup, 0 = a quarter ring */
 	int affinity;          /* --affinity: RECORD_AFFINITY_* */
+	/* perf's --switch-output family: rotated files FILE.<timestamp> (capture/rotate.c) */
+	bool switch_output;    /* rotate: --switch-output[=...] or --switch-output-event */
+	bool switch_signal;    /* on SIGUSR2 (--switch-output alone or =signal) */
+	uint64_t switch_size;  /* =SIZE: when a file's shards reach SIZE bytes, 0 = not */
+	unsigned switch_secs;  /* =TIME: every TIME seconds, 0 = not */
+	char *switch_event;    /* --switch-output-event LIST: on each event, NULL = none */
+	unsigned switch_max_files; /* --switch-max-files N: keep the newest N files, 0 = all */
+	bool timestamp_filename; /* --timestamp-filename: FILE.<timestamp> (rotation implies it) */
 	/* perf config's record.call-graph: what -g turns on (callchain_mode, 0 = fp) */
 	int g_mode;
 	uint32_t g_size;       /* its dwarf stack size, 0 = the default */
@@ -122,6 +130,12 @@ enum record_affinity {
 	RECORD_AFFINITY_CPU,     /* its group's CPUs */
 };
 
+/*
+ * Appends @item to the comma list *@list, as several -e (or several
+ * --switch-output-event) make one. Returns where @item starts in it, or
+ * -ENOMEM (the list is left as it was).
+ */
+long record_opts__append(char **list, const char *item);
 /* Frees what parsing allocated (record_opts__parse, cli/cli_record.h). */
 void record_opts__release(struct record_opts *o);
 /*

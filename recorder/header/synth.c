@@ -16,6 +16,8 @@
  *    6.1 writes none, and readers that see a time-0 FORK start the task
  *    afresh, without its maps); MMAP2s for leaders.
  *  - a workload alone: nothing; the kernel reports its exec and mmaps.
+ *    Rotated files (synth__tree) describe it as it runs: perf's
+ *    record__synthesize_workload, for its children too.
  *  - MMAP2s: executable mappings; with mmap_data (perf's sample_address:
  *    -d, DWARF) readable data mappings too, misc MMAP_DATA. hugetlbfs files
  *    become "//anon" with MAP_HUGETLB.
@@ -24,6 +26,7 @@
  * with time 0, id 0, cpu 0, pid/tid 0, which is the same bytes.
  */
 #include "recorder/header/synth_internal.h"
+#include "recorder/util/fs.h"
 
 #include <time.h>
 
@@ -415,6 +418,73 @@ int synth__all_processes(struct synth *s)
 			err = synth__skip(s, err, first);
 	}
 	closedir(d);
+	memcpy(s->err_path, first, sizeof(first));
+	return err;
+}
+
+/* Deeper than any real process tree: a loop in a fake /proc ends here. */
+#define SYNTH_TREE_DEPTH 256
+
+static int synth__subtree(struct synth *s, pid_t pid, unsigned depth, char *first);
+
+/* The processes /proc/PID/task/TID/children lists, each with its own tree. */
+static int synth__children(struct synth *s, pid_t pid, pid_t tid, unsigned depth, char *first)
+{
+	char path[PATH_MAX], *list, *p, *end;
+	int err = 0;
+
+	if (snprintf(path, sizeof(path), "%s/%d/task/%d/children", synth__proc(s), pid, tid) >=
+	    (int)sizeof(path))
+		return -ENAMETOOLONG;
+	/* Gone, or a kernel without CONFIG_PROC_CHILDREN: the process alone, as perf. */
+	if (filename__read_str(path, &list))
+		return 0;
+	for (p = list; !err; p = end) {
+		long child = strtol(p, &end, 10);
+
+		if (end == p || child <= 0 || child > INT_MAX)
+			break;
+		err = synth__subtree(s, child, depth + 1, first);
+	}
+	free(list);
+	return err;
+}
+
+static int synth__subtree(struct synth *s, pid_t pid, unsigned depth, char *first)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	int err;
+	DIR *d;
+
+	if (depth > SYNTH_TREE_DEPTH)
+		return 0;
+	s->err_path[0] = '\0';
+	err = synth__process(s, pid);
+	/* A child that hides its maps (setuid) is skipped, as by synth__all_processes. */
+	if (err != -ENOMEM && err != -E2BIG)
+		err = synth__skip(s, err, first);
+	if (err)
+		return err;
+	snprintf(path, sizeof(path), "%s/%d/task", synth__proc(s), pid);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while (!err && (de = readdir(d))) {
+		long tid;
+
+		if (is_number(de->d_name, &tid))
+			err = synth__children(s, pid, tid, depth, first);
+	}
+	closedir(d);
+	return err;
+}
+
+int synth__tree(struct synth *s, pid_t pid)
+{
+	char first[sizeof(s->err_path)] = "";
+	int err = synth__subtree(s, pid, 0, first);
+
 	memcpy(s->err_path, first, sizeof(first));
 	return err;
 }

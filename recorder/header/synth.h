@@ -71,6 +71,13 @@ int synth__process(struct synth *s, pid_t pid);
  */
 int synth__all_processes(struct synth *s);
 /*
+ * synth__process for @pid and, through /proc/PID/task/TID/children, every
+ * process descended from it: a running workload described again at the
+ * start of a rotated file. Vanished and unreadable processes are skipped
+ * as by synth__all_processes. 0 / -errno.
+ */
+int synth__tree(struct synth *s, pid_t pid);
+/*
  * Task-list form for -p/-t/-u (perf_event__synthesize_thread_map): for each
  * of @tids a COMM and no FORK, the MMAP2s of thread-group leaders, and the
  * leader's records too when a listed thread's leader is not in the list.

@@ -178,6 +178,12 @@ static int job__parse(struct job *j, int argc, char **argv)
 		snprintf(err, sizeof(err), "see shardrec job --help");
 	if (!ret && j->env.batch && !j->o.argc)
 		snprintf(err, sizeof(err), "give the app to run after -- (see shardrec job --help)");
+	/* The job's report and loss analysis are of one output file. */
+	if (!ret && j->o.timestamp_filename) {
+		snprintf(err, sizeof(err), "--switch-output and --timestamp-filename are not supported: "
+			 "a job's report and loss analysis are of one output file");
+		ret = -EINVAL;
+	}
 	if (ret || (j->env.batch && !j->o.argc)) {
 		pr_err("job: %s", err);
 		return -EINVAL;

@@ -133,6 +133,19 @@ void shard__close(struct shard *s)
 	s->fd = -1;
 }
 
+void shard_dir__unlink(int dirfd, size_t nr_shards)
+{
+	char name[32];
+
+	unlinkat(dirfd, "header.data", 0);
+	unlinkat(dirfd, "tail.raw", 0);
+	unlinkat(dirfd, "tail.synth", 0);
+	for (size_t g = 0; g < nr_shards; g++) {
+		snprintf(name, sizeof(name), "shard.%zu", g);
+		unlinkat(dirfd, name, 0);
+	}
+}
+
 char *shard__run_id_str(const uint8_t *id, char *buf)
 {
 	for (size_t i = 0; i < SHARD_RUN_ID_SIZE; i++)

@@ -119,6 +119,13 @@ int shard__write_zpass(struct shard *s, uint64_t wtime, const void *buf, size_t 
 void shard_chunk__init(struct shard_chunk_rec *c, uint32_t cpu, uint64_t len);
 void shard__close(struct shard *s);
 
+/*
+ * Removes what a recording puts in shard directory @dirfd: header.data,
+ * tail.raw, tail.synth and shard.0 .. shard.<@nr_shards - 1>; nothing else,
+ * so nobody else's file is touched. Missing ones are no error.
+ */
+void shard_dir__unlink(int dirfd, size_t nr_shards);
+
 /* @id as 2 * SHARD_RUN_ID_SIZE hex digits in @buf (at least 33 bytes); returns @buf. */
 char *shard__run_id_str(const uint8_t *id, char *buf);
 

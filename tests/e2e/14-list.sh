@@ -94,6 +94,8 @@ expect_completion "shardrec job --keep" "--keep-shards"
 expect_completion "shardrec record -e cpu-cl" cpu-clock
 expect_completion "shardrec record -e cs,task-cl" "cs,task-clock"
 expect_completion "shardrec record -k mono" monotonic_raw
+expect_completion "shardrec record --switch-output=sig" signal
+expect_completion "shardrec record --switch-output-event cpu-cl" cpu-clock
 expect_completion "shardrec list " tracepoint
 if grep -qx sched:sched_switch tp.ours 2>/dev/null; then
 	expect_completion "shardrec record -e sched:sched_sw" sched_switch

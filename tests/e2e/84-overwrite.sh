@@ -7,16 +7,6 @@ need_perf_event
 H=$PROGS/hot
 W=$PROGS/cpuwork
 
-# wait_for FILE: until it exists (the recorder has set up its signals).
-wait_for() {
-	local i
-	for i in $(seq 100); do
-		[ -e "$1" ] && return 0
-		sleep 0.05
-	done
-	fail "$1 never appeared"
-}
-
 # --- every event, the tracking one too, gets a backward ring ---
 "$SHARDREC" record -q --overwrite -e cpu-clock,task-clock -o attr.data -- "$H" 200 1 \
 	>/dev/null 2>attr.err || { cat attr.err; fail "record --overwrite failed"; }

@@ -74,4 +74,14 @@ summary_samples() {
 	sed -n 's/.*Captured and wrote .* (\([0-9]*\) samples).*/\1/p' "$1"
 }
 
+# wait_for FILE: until it exists (the recorder has set up its signals).
+wait_for() {
+	local i
+	for i in $(seq 100); do
+		[ -e "$1" ] && return 0
+		sleep 0.05
+	done
+	fail "$1 never appeared"
+}
+
 ctxt() { awk '/^ctxt/ { print $2 }' /proc/stat; }

@@ -192,6 +192,44 @@ static void test_perf_spellings(void **state)
 	record_opts__release(&o);
 }
 
+/*
+ * perf's --switch-output: signal by default, a size with B/K/M/G, a time
+ * with s/m/h/d (case tells 10M from 10m); it and --switch-output-event
+ * imply --timestamp-filename; what rotation refuses.
+ */
+static void test_switch_output(void **state)
+{
+	struct record_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "record", "--switch-output", "-a"), 0);
+	assert_true(o.switch_output && o.switch_signal && o.timestamp_filename);
+	assert_int_equal(PARSE(&o, "record", "--switch-output=10M", "-a"), 0);
+	assert_true(o.switch_size == 10ULL << 20 && !o.switch_signal && !o.switch_secs);
+	assert_int_equal(PARSE(&o, "record", "--switch-output=10m", "-a"), 0);
+	assert_int_equal(o.switch_secs, 600);
+	assert_int_equal(PARSE(&o, "record", "--switch-output=2d", "-a"), 0);
+	assert_int_equal(o.switch_secs, 2 * 86400);
+	assert_int_equal(PARSE(&o, "record", "--switch-output=30", "-a"), -EINVAL);
+	assert_int_equal(PARSE(&o, "record", "--switch-output=0K", "-a"), -EINVAL);
+	assert_int_equal(PARSE(&o, "record", "--switch-output=1x", "-a"), -EINVAL);
+	assert_int_equal(PARSE(&o, "record", "--switch-output-event", "cs", "--switch-output-event",
+			       "sched:sched_process_exec", "-a"), 0);
+	assert_string_equal(o.switch_event, "cs,sched:sched_process_exec");
+	assert_true(o.switch_output && o.switch_signal && o.timestamp_filename);
+	record_opts__release(&o);
+	assert_int_equal(PARSE(&o, "record", "--switch-output=1s", "--switch-output-event", "cs",
+			       "-a"), -EINVAL);
+	record_opts__release(&o);
+	assert_int_equal(PARSE(&o, "record", "--switch-max-files=3", "--timestamp-filename", "-a"), 0);
+	assert_true(o.switch_max_files == 3 && o.timestamp_filename && !o.switch_output);
+	assert_int_equal(PARSE(&o, "record", "--switch-max-files=-1", "-a"), -EINVAL);
+	assert_int_equal(PARSE(&o, "record", "--switch-output", "--max-size=1M", "-a"), -EINVAL);
+	assert_non_null(strstr(err, "--max-size"));
+	assert_int_equal(PARSE(&o, "record", "--timestamp-filename", "-o", "-", "-a"), -EINVAL);
+	record_opts__release(&o);
+}
+
 /* ---- tracing data from a fake tracefs ---- */
 
 static char root[64];
@@ -336,6 +374,7 @@ int main(void)
 	    cmocka_unit_test(test_regs),
 	    cmocka_unit_test(test_cli_values),
 	    cmocka_unit_test(test_perf_spellings),
+	    cmocka_unit_test(test_switch_output),
 	    cmocka_unit_test_setup_teardown(test_tracing_data, tracefs_setup, tracefs_teardown),
 	};
 

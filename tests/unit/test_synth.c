@@ -518,6 +518,44 @@ static void test_all_processes_fake(void **state)
 	assert_int_equal(count_type(&fx->buf, PERF_RECORD_COMM), 2);
 }
 
+/* A one-thread kernel-less fake process @pid (parent @ppid), for trees. */
+static void put_fake_child(const char *proc, int pid, int ppid)
+{
+	char rel[64];
+
+	snprintf(rel, sizeof(rel), "%d/task/%d/status", pid, pid);
+	unit_put_file(proc, rel, "Name:\tchild\nTgid:\t%d\nPid:\t%d\nPPid:\t%d\n"
+		      "VmPeak:\t 1000 kB\nThreads:\t1\n", pid, pid, ppid);
+	snprintf(rel, sizeof(rel), "%d/task/%d/maps", pid, pid);
+	unit_put_file(proc, rel, "");
+}
+
+/*
+ * synth__tree: the process, the children any of its threads forked, theirs
+ * in turn; neither its siblings nor a vanished child.
+ */
+static void test_tree_fake(void **state)
+{
+	struct fixture *fx = *state;
+
+	put_fake_process(fx->proc); /* 500 and its thread 501 */
+	put_fake_child(fx->proc, 600, 500);
+	put_fake_child(fx->proc, 700, 600);
+	put_fake_child(fx->proc, 800, 1); /* not below 500 */
+	unit_put_file(fx->proc, "500/task/500/children", "");
+	unit_put_file(fx->proc, "500/task/501/children", "600 4444 ");
+	unit_put_file(fx->proc, "600/task/600/children", "700 ");
+	assert_int_equal(synth__tree(&fx->s, 500), 0);
+	assert_int_equal(count_type(&fx->buf, PERF_RECORD_COMM), 4);
+	assert_int_equal(count_type(&fx->buf, PERF_RECORD_FORK), 4);
+	fx->buf.len = 0;
+	assert_int_equal(synth__tree(&fx->s, 600), 0);
+	assert_int_equal(count_type(&fx->buf, PERF_RECORD_COMM), 2);
+	fx->buf.len = 0;
+	assert_int_equal(synth__tree(&fx->s, 4444), 0); /* gone: nothing, no error */
+	assert_int_equal(fx->buf.len, 0);
+}
+
 /*
  * mmap_data (perf's sample_address: -d, DWARF): readable data mappings too,
  * misc MMAP_DATA; unreadable ones never; hugetlbfs files as //anon.
@@ -691,6 +729,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_process_kthread, setup_fake, teardown),
 	    cmocka_unit_test_setup_teardown(test_all_processes_fake, setup_fake, teardown),
 	    cmocka_unit_test_setup_teardown(test_all_processes_real, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_tree_fake, setup_fake, teardown),
 	    cmocka_unit_test_setup_teardown(test_process_mmap_data, setup_fake, teardown),
 	    cmocka_unit_test_setup_teardown(test_threads_list, setup_fake, teardown),
 	    cmocka_unit_test_setup_teardown(test_threads_unreadable, setup_fake, teardown),
