@@ -6,8 +6,17 @@
 
 int session__mkdir(struct session *s)
 {
-	snprintf(s->dir, sizeof(s->dir), "%s.shards", s->o->output);
-	if (mkdir(s->dir, 0700)) {
+	int ret;
+
+	/* -o -: no output file to name the shards after; a private directory. */
+	if (s->pipe.fd >= 0 && (ret = pipe_out__mkdtemp(s->dir, sizeof(s->dir)))) {
+		snprintf(s->err, sizeof(s->err), "cannot create the shard directory %s: %s", s->dir,
+			 strerror(-ret));
+		return ret;
+	}
+	if (s->pipe.fd < 0)
+		snprintf(s->dir, sizeof(s->dir), "%s.shards", s->o->output);
+	if (s->pipe.fd < 0 && mkdir(s->dir, 0700)) {
 		int err = -errno;
 
 		if (errno == EEXIST)

@@ -17,6 +17,7 @@
 #include "recorder/events/evlist.h"
 #include "recorder/util/log.h"
 #include "recorder/capture/membudget.h"
+#include "recorder/capture/pipe_out.h"
 #include "recorder/merge/merge.h"
 #include "recorder/perfdata/pfile.h"
 #include "recorder/events/privs_open.h"
@@ -65,6 +66,7 @@ struct session {
 	uint64_t lost_samples;
 	uint8_t run_id[SHARD_RUN_ID_SIZE]; /* random: header.data, shards and tails carry it */
 	struct shard_tail tail; /* tail.raw, reserved at the start; fd -1 before */
+	struct pipe_out pipe;   /* -o -: the stream; fd -1 otherwise */
 	bool bad_usage;       /* setup failed on the command line's meaning: exit 2 */
 	char err[1024];
 };

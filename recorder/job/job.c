@@ -159,6 +159,7 @@ static int job__record_argv(struct job *j, int argc, char **argv)
 static int job__parse(struct job *j, int argc, char **argv)
 {
 	char err[512];
+	bool stream;
 	int ret;
 
 	ret = jobenv__read(&j->env, env_get, NULL);
@@ -178,7 +179,12 @@ static int job__parse(struct job *j, int argc, char **argv)
 		snprintf(err, sizeof(err), "see shardrec job --help");
 	if (!ret && j->env.batch && !j->o.argc)
 		snprintf(err, sizeof(err), "give the app to run after -- (see shardrec job --help)");
-	if (ret || (j->env.batch && !j->o.argc)) {
+	/* Each node's loss summary and .json read the recording back: a stream cannot be. */
+	stream = !ret && !strcmp(j->o.output, "-");
+	if (stream)
+		snprintf(err, sizeof(err), "-o -: a job writes a perf.data and its .json per node, "
+			 "not a stream");
+	if (ret || (j->env.batch && !j->o.argc) || stream) {
 		pr_err("job: %s", err);
 		return -EINVAL;
 	}
