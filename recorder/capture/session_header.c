@@ -156,11 +156,12 @@ static int session__synth(struct session *s, struct recbuf *b)
 	int ret;
 
 	session__synth_opts(s, &sy);
-	if (s->evl.aux_evsel >= 0) {
+	/* perf's order: ID_INDEX, then AUXTRACE_INFO (its decoders map ids to CPUs). */
+	ret = evlist__id_index(&s->evl, b);
+	if (!ret && s->evl.aux_evsel >= 0)
 		ret = session__synth_auxtrace_info(s, b);
-		if (ret)
-			return ret;
-	}
+	if (ret)
+		return ret;
 
 	/* The kernel checks CAP_SYSLOG with the creds of the open of kallsyms. */
 	privs__raise(PRIVS_F(PRIVS_SYSLOG));
