@@ -393,9 +393,10 @@ static int session__merge(struct session *s)
 	ret = pipe ? pipe_out__finish(&s->pipe, &ms, err, sizeof(err))
 		   : session__merge_file(s, &ms, err, sizeof(err));
 	if (ret == -EPIPE && pipe) {
-		/* Nobody reads what could still be merged: the shards go too. */
+		/* Nobody reads what could still be merged: the shards go too, unless kept. */
 		pr_err("%s: recording stopped", err);
-		remove_shards(s);
+		if (!s->o->keep_shards)
+			remove_shards(s);
 	} else if (ret) {
 		pr_err("merge failed: %s; shards kept in %s (retry: shardrec merge %s -o %s)", err,
 		       s->dir, s->dir, s->o->output);
