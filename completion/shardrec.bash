@@ -66,7 +66,9 @@ _shardrec()
 		-e | --event | --switch-output-event) _shardrec_events "$bin" "$cur" ;;
 		-k | --clockid) COMPREPLY=($(compgen -W "$clocks" -- "$cur")) ;;
 		--call-graph) COMPREPLY=($(compgen -W "fp dwarf" -- "$cur")) ;;
-		-o | --output | --topology-xml | --plot) COMPREPLY=($(compgen -f -- "$cur")) ;;
+		# -o -: perf's pipe format on stdout
+		-o | --output) COMPREPLY=($(compgen -f -- "$cur") $(compgen -W - -- "$cur")) ;;
+		--topology-xml | --plot) COMPREPLY=($(compgen -f -- "$cur")) ;;
 		-C | --cpu | -p | --pid | -t | --tid | -u | --uid | -G | --cgroup | -F | --freq | \
 			-c | --count | -m | --mmap-pages | -D | --delay | -r | --realtime | \
 			--max-size | --filter | --control | --synthetic | --ready-timeout | \

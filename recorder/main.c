@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,7 +85,8 @@ static const char merge_usage[] =
 	"\n"
 	"Merge the shard directory DIR (FILE.shards/ of a run with --keep-shards,\n"
 	"or of a run that was killed) into one perf.data.\n"
-	"  -o, --output FILE   output (default: DIR without .shards, else perf.data)\n"
+	"  -o, --output FILE   output (default: DIR without .shards, else perf.data);\n"
+	"                      '-': perf's pipe format on stdout, as perf record -o -\n"
 	"      --recover       accept shards cut by a kill (partial records dropped)\n"
 	"      --decompress    compressed shards: write plain, time-sorted records\n"
 	"  -B, --no-buildid    do not collect build ids\n"
@@ -140,6 +142,12 @@ static int cmd_merge(int argc, char **argv)
 	if (!mo.output) {
 		default_output(mo.dir, out, sizeof(out));
 		mo.output = out;
+	}
+	if (!strcmp(mo.output, "-")) {
+		/* A reader that goes away is an EPIPE with one line, not a silent death. */
+		signal(SIGPIPE, SIG_IGN);
+		mo.pipe = true;
+		mo.pipe_fd = STDOUT_FILENO;
 	}
 	if (!quiet) {
 		progress__init(&prog, "merging", stderr);

@@ -360,7 +360,8 @@ void session__print_summary(struct session *s, const struct merge_stats *ms, con
 			(unsigned long long)ms->late);
 }
 
-static int session__merge(struct session *s)
+/* The file output: merge__run with a progress bar. */
+static int session__merge_file(struct session *s, struct merge_stats *ms, char *err, size_t len)
 {
 	struct merge_opts mo = {
 		.dir = s->dir, .have_dirfd = true, .dirfd = s->dirfd,
@@ -368,9 +369,7 @@ static int session__merge(struct session *s)
 		.dec = &zunpass__ops,
 		.hits = s->o->buildid_all ? &dso_hits__all_ops : &dso_hits__ops,
 	};
-	struct merge_stats ms;
 	struct progress prog;
-	char err[1024];
 	int ret;
 
 	if (!s->o->quiet) {
@@ -378,17 +377,37 @@ static int session__merge(struct session *s)
 		mo.progress = progress__cb;
 		mo.progress_arg = &prog;
 	}
-	ret = merge__run(&mo, &ms, err, sizeof(err));
+	ret = merge__run(&mo, ms, err, len);
 	if (!s->o->quiet)
-		progress__finish(&prog, ms.bytes_in, ms.bytes_in);
+		progress__finish(&prog, ms->bytes_in, ms->bytes_in);
+	return ret;
+}
 
-	if (ret) {
+static int session__merge(struct session *s)
+{
+	bool pipe = s->pipe.fd >= 0;
+	struct merge_stats ms;
+	char err[1024];
+	int ret;
+
+	ret = pipe ? pipe_out__finish(&s->pipe, &ms, err, sizeof(err))
+		   : session__merge_file(s, &ms, err, sizeof(err));
+	if (ret == -EPIPE && pipe) {
+		/* Nobody reads what could still be merged: the shards go too, unless kept. */
+		pr_err("%s: recording stopped", err);
+		if (!s->o->keep_shards)
+			remove_shards(s);
+	} else if (ret) {
 		pr_err("merge failed: %s; shards kept in %s (retry: shardrec merge %s -o %s)", err,
 		       s->dir, s->dir, s->o->output);
 	} else {
 		if (err[0])
 			pr_warn("%s", err);
 		session__print_summary(s, &ms, s->o->output);
+		if (pipe && s->o->verbose)
+			pipe_out__report(&s->pipe, &ms);
+		if (pipe && s->o->keep_shards)
+			pr_info("[ shardrec record: shards kept in %s ]", s->dir);
 		if (s->o->hooks && s->o->hooks->merged)
 			s->o->hooks->merged(s->o->hooks->arg, &ms, s->stop_signal);
 		if (!s->o->keep_shards)
@@ -459,6 +478,7 @@ static void session__release(struct session *s)
 		workload__terminate(&s->wl);
 	shard_tail__close(&s->tail);
 	recbuf__release(&s->kernel_maps);
+	pipe_out__close(&s->pipe);
 	if (s->dirfd >= 0)
 		close(s->dirfd);
 	if (s->sigfd >= 0)
@@ -584,13 +604,50 @@ static int session__setup(struct session *s)
 	return ret;
 }
 
+/* -o -: stdout becomes the stream's, before the command is forked (it must not inherit it). */
+static int session__open_pipe(struct session *s)
+{
+	int ret;
+
+	if (strcmp(s->o->output, "-") || s->o->dry_run)
+		return 0;
+	ret = pipe_out__open(&s->pipe);
+	if (ret)
+		snprintf(s->err, sizeof(s->err), "-o -: cannot take stdout: %s", strerror(-ret));
+	return ret;
+}
+
+/*
+ * -o -: streaming starts with the writers. --overwrite and --tail-synthesize
+ * put records at the start only when recording ends: their stream waits.
+ */
+static int session__start_pipe(struct session *s)
+{
+	struct pipe_out_params pp = {
+		.dir = s->dir, .dirfd = s->dirfd, .writers = s->writers,
+		.nr_writers = s->nr_writers, .keep = s->o->keep_shards,
+		.live = !s->evl.backward && !s->o->tail_synthesize,
+	};
+	int ret;
+
+	if (s->pipe.fd < 0)
+		return 0;
+	ret = pipe_out__start(&s->pipe, &pp);
+	if (ret)
+		snprintf(s->err, sizeof(s->err), "cannot start streaming to stdout: %s",
+			 strerror(-ret));
+	return ret;
+}
+
 int session__record(struct record_opts *o)
 {
 	struct session s = {.o = o, .dirfd = -1, .sigfd = -1, .ctl = {.fd = -1, .ack_fd = -1},
-			    .tail = {.fd = -1}};
+			    .tail = {.fd = -1}, .pipe = {.fd = -1}};
 	int ret, code = 1;
 
 	ret = session__signals(&s);
+	if (!ret)
+		ret = session__open_pipe(&s);
 	if (!ret)
 		ret = session__setup(&s);
 	if (!ret && o->dry_run) {
@@ -599,6 +656,8 @@ int session__record(struct record_opts *o)
 	}
 	if (!ret)
 		ret = session__start_writers(&s);
+	if (!ret)
+		ret = session__start_pipe(&s);
 	if (!ret)
 		ret = session__go(&s);
 	if (ret) {

@@ -6,8 +6,17 @@
 
 int session__mkdir(struct session *s)
 {
-	snprintf(s->dir, sizeof(s->dir), "%s.shards", s->o->output);
-	if (mkdir(s->dir, 0700)) {
+	int ret;
+
+	/* -o -: no output file to name the shards after; a private directory. */
+	if (s->pipe.fd >= 0 && (ret = pipe_out__mkdtemp(s->dir, sizeof(s->dir)))) {
+		snprintf(s->err, sizeof(s->err), "cannot create the shard directory %s: %s", s->dir,
+			 strerror(-ret));
+		return ret;
+	}
+	if (s->pipe.fd < 0)
+		snprintf(s->dir, sizeof(s->dir), "%s.shards", s->o->output);
+	if (s->pipe.fd < 0 && mkdir(s->dir, 0700)) {
 		int err = -errno;
 
 		if (errno == EEXIST)
@@ -136,16 +145,27 @@ static void session__synth_opts(const struct session *s, struct synth *sy)
 	sy->proc_map_timeout_ms = s->o->proc_map_timeout_ms;
 }
 
-/* --all-cgroups: the hierarchy's CGROUP records; --namespaces: the command's NAMESPACES. */
-static int session__synth_ns(struct session *s, struct synth *sy)
+/*
+ * perf's order after the kernel's maps: THREAD_MAP, CPU_MAP, the
+ * hierarchy's CGROUPs (--all-cgroups), the tasks, the command's NAMESPACES
+ * (--namespaces), FINISHED_INIT.
+ */
+static int session__synth_targets(struct session *s, struct synth *sy)
 {
 	char root[4096];
-	int ret = 0;
+	int ret = synth__thread_map(sy, s->evl.threads, s->evl.nr_threads);
 
-	if (s->o->all_cgroups && (s->o->synth & RECORD_SYNTH_CGROUP))
+	if (!ret)
+		ret = synth__cpu_map(sy, s->evl.cpus, s->evl.nr_cpus);
+	if (!ret && s->o->all_cgroups && (s->o->synth & RECORD_SYNTH_CGROUP))
 		ret = synth__cgroups(sy, sample_config__cgroup2_root(root, sizeof(root)));
+	/* --tail-synthesize: the tasks as they are at the end (session__write_tail_synth) */
+	if (!ret && !s->o->tail_synthesize && (s->o->synth & RECORD_SYNTH_TASK))
+		ret = session__synth_tasks(s, sy);
 	if (!ret && s->o->namespaces && s->have_workload)
 		ret = synth__namespaces(sy, s->wl.pid, s->wl.pid);
+	if (!ret)
+		ret = synth__finished_init(sy);
 	return ret;
 }
 
@@ -181,25 +201,13 @@ static int session__synth(struct session *s, struct recbuf *b)
 	int ret;
 
 	session__synth_opts(s, &sy);
-	if (s->evl.aux_evsel >= 0) {
+	/* perf's order: ID_INDEX, then AUXTRACE_INFO (its decoders map ids to CPUs). */
+	ret = evlist__id_index(&s->evl, b);
+	if (!ret && s->evl.aux_evsel >= 0)
 		ret = session__synth_auxtrace_info(s, b);
-		if (ret)
-			return ret;
-	}
-	ret = session__synth_kernel(s, &sy);
 	if (!ret)
-		ret = session__synth_ns(s, &sy);
-	/* --tail-synthesize: the tasks as they are at the end (session__write_tail_synth) */
-	if (!ret && !s->o->tail_synthesize && (s->o->synth & RECORD_SYNTH_TASK))
-		ret = session__synth_tasks(s, &sy);
-	if (ret)
-		return ret;
-	ret = synth__thread_map(&sy, s->evl.threads, s->evl.nr_threads);
-	if (!ret)
-		ret = synth__cpu_map(&sy, s->evl.cpus, s->evl.nr_cpus);
-	if (!ret)
-		ret = synth__finished_init(&sy);
-	return ret;
+		ret = session__synth_kernel(s, &sy);
+	return ret ? ret : session__synth_targets(s, &sy);
 }
 
 static int session__features(struct session *s, struct pfile_featset *fs,

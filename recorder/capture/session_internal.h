@@ -17,6 +17,7 @@
 #include "recorder/events/evlist.h"
 #include "recorder/util/log.h"
 #include "recorder/capture/membudget.h"
+#include "recorder/capture/pipe_out.h"
 #include "recorder/merge/merge.h"
 #include "recorder/perfdata/pfile.h"
 #include "recorder/events/privs_open.h"
@@ -71,6 +72,7 @@ struct session {
 	struct rotate *rot;   /* --switch-output, --timestamp-filename; NULL without */
 	struct recbuf kernel_maps; /* rotation: the first file's kernel and module maps */
 	bool synth_warned;    /* rotation: the task synthesis' warnings are said */
+	struct pipe_out pipe;   /* -o -: the stream; fd -1 otherwise */
 	bool bad_usage;       /* setup failed on the command line's meaning: exit 2 */
 	char err[1024];
 };

@@ -104,6 +104,9 @@ static bool session__should_stop(struct session *s)
 	for (int i = 0; i < CONTROL_MAX_READS && (cmd = control__next(&s->ctl)) != CONTROL_NONE; i++)
 		if (session__control(s, cmd))
 			return true;
+	/* -o -: the reader went away; finishing says so. */
+	if (s->pipe.fd >= 0 && pipe_out__failed(&s->pipe))
+		return true;
 	if (s->ctl.flooded) {
 		pr_warn("--control: the channel sends data but no command: no longer read");
 		s->ctl.flooded = false;

@@ -489,6 +489,8 @@ static void *writer__thread(void *arg)
 	}
 	placement__free(spans, w->p.nr_rings * sizeof(*spans) + 1);
 	writer__free_local(w);
+	/* A live reader of the shard (record -o -) now knows it has it all. */
+	shard__end(&w->shard);
 	/* Release pairs with writer__switched's acquire: stats and shard are final. */
 	atomic_store_explicit(&w->ended, true, memory_order_release);
 	return NULL;
@@ -586,6 +588,11 @@ int writer__join(struct writer *w)
 		w->started = false;
 	}
 	return w->stats.err;
+}
+
+struct shard *writer__shard(struct writer *w)
+{
+	return &w->shard;
 }
 
 const struct writer_stats *writer__stats(const struct writer *w)

@@ -118,6 +118,11 @@ bool writer__switched(const struct writer *w);
 /* Waits for the thread; returns its first error (0 if none). */
 int writer__join(struct writer *w);
 const struct writer_stats *writer__stats(const struct writer *w);
+/*
+ * The writer's shard, for a reader of the file while it grows
+ * (shard__committed only: everything else belongs to the writer thread).
+ */
+struct shard *writer__shard(struct writer *w);
 /* Closes the shard and eventfd, frees; the rings are not unmapped here. Accepts NULL. */
 void writer__delete(struct writer *w);
 

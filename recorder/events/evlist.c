@@ -595,6 +595,58 @@ int evlist__read_lost(struct evlist *l, struct recbuf *out, uint64_t *total, uin
 	return 0;
 }
 
+/* perf's struct id_index_entry: a sample id, its ring's index, CPU and thread. */
+struct id_index_ent {
+	uint64_t id, idx, cpu, tid;
+};
+/* Entries a record holds: header.size is a u16 (perf's max_nr). */
+#define ID_INDEX_MAX ((UINT16_MAX - 16) / sizeof(struct id_index_ent))
+
+/* Appends one ID_INDEX record of @nr entries; returns them to fill, NULL on ENOMEM. */
+static struct id_index_ent *id_index_rec(struct recbuf *out, size_t nr)
+{
+	size_t size = 16 + nr * sizeof(struct id_index_ent);
+	unsigned char *p = recbuf__reserve(out, size);
+	struct perf_event_header h = {.type = PFILE_REC_ID_INDEX, .size = size};
+	uint64_t n = nr;
+
+	if (!p)
+		return NULL;
+	memcpy(p, &h, sizeof(h));
+	memcpy(p + sizeof(h), &n, sizeof(n));
+	return (struct id_index_ent *)(p + 16);
+}
+
+int evlist__id_index(const struct evlist *l, struct recbuf *out)
+{
+	size_t total = 0, done = 0;
+	struct id_index_ent *ent = NULL;
+
+	for (size_t e = 0; e < l->nr; e++)
+		total += l->evsel[e].nr_ids;
+	for (size_t e = 0; e < l->nr; e++) {
+		/* An id for each fd that opened, in open order (evsel__compact_ids). */
+		const uint64_t *id = l->evsel[e].ids;
+
+		for (size_t c = 0; c < l->nr_cpus; c++)
+			for (size_t t = 0; t < l->nr_threads; t++) {
+				if (*fdp(l, e, c, t) < 0)
+					continue;
+				if (done % ID_INDEX_MAX == 0) {
+					size_t left = total - done;
+
+					ent = id_index_rec(out, left < ID_INDEX_MAX ? left : ID_INDEX_MAX);
+					if (!ent)
+						return -ENOMEM;
+				}
+				*ent++ = (struct id_index_ent){*id++, c, (uint64_t)(int64_t)l->cpus[c],
+							       (uint64_t)(int64_t)l->threads[t]};
+				done++;
+			}
+	}
+	return 0;
+}
+
 void evlist__pfile_events(const struct evlist *l, struct pfile_event *ev)
 {
 	for (size_t e = 0; e < l->nr; e++) {

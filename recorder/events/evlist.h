@@ -90,6 +90,12 @@ size_t evlist__lost_bound(const struct evlist *l);
  * 0 / -errno.
  */
 int evlist__group_desc(const struct evlist *l, struct pfile_featset *fs);
+/*
+ * perf's ID_INDEX records: every sample id with the index of its CPU's
+ * ring, the CPU and the thread (-1 system-wide), as perf record writes
+ * them first among the synthesized records. 0 / -ENOMEM.
+ */
+int evlist__id_index(const struct evlist *l, struct recbuf *out);
 /* Fills @ev (nr entries, pointing into @l) for pfile__write_attrs. */
 void evlist__pfile_events(const struct evlist *l, struct pfile_event *ev);
 /* Unmaps rings, closes fds, frees everything. */

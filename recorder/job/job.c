@@ -159,6 +159,7 @@ static int job__record_argv(struct job *j, int argc, char **argv)
 static int job__parse(struct job *j, int argc, char **argv)
 {
 	char err[512];
+	bool stream;
 	int ret;
 
 	ret = jobenv__read(&j->env, env_get, NULL);
@@ -184,7 +185,12 @@ static int job__parse(struct job *j, int argc, char **argv)
 			 "a job's report and loss analysis are of one output file");
 		ret = -EINVAL;
 	}
-	if (ret || (j->env.batch && !j->o.argc)) {
+	/* Each node's loss summary and .json read the recording back: a stream cannot be. */
+	stream = !ret && !strcmp(j->o.output, "-");
+	if (stream)
+		snprintf(err, sizeof(err), "-o -: a job writes a perf.data and its .json per node, "
+			 "not a stream");
+	if (ret || (j->env.batch && !j->o.argc) || stream) {
 		pr_err("job: %s", err);
 		return -EINVAL;
 	}

@@ -83,8 +83,13 @@ bool frame_less(const void *a, const void *b)
 /* Writes @len bytes at the output position, bypassing the (empty) buffer. */
 static int out_direct(struct merger *m, const void *p, size_t len)
 {
-	int err = pfile__pwrite_full(m->out_fd, p, len, m->ooff);
+	int err = m->o->pipe ? pfile__pwrite_full(m->o->pipe_fd, p, len, PFILE_STREAM)
+			     : pfile__pwrite_full(m->out_fd, p, len, m->ooff);
 
+	if (err == -EPIPE && m->o->pipe) {
+		snprintf(m->err, m->errlen, "the output pipe was closed by its reader");
+		return err;
+	}
 	if (err) {
 		snprintf(m->err, m->errlen, "%s: write failed: %s", m->o->output, strerror(-err));
 		return err;
@@ -122,10 +127,13 @@ int merger__out_put(struct merger *m, const void *p, size_t len)
 int merger__out_round(struct merger *m)
 {
 	struct perf_event_header h = {.type = PFILE_REC_FINISHED_ROUND, .size = sizeof(h)};
+	int err;
 
 	m->st->rounds++;
+	err = merger__out_put(m, &h, sizeof(h));
+	/* Bytes since the round: the round itself is not news for a reader. */
 	m->since_round = 0;
-	return merger__out_put(m, &h, sizeof(h));
+	return err;
 }
 
 /* ---- ids ---- */
@@ -355,8 +363,19 @@ void pass_put(struct mpass *p)
 {
 	if (--p->refs)
 		return;
+	if (p->held)
+		*p->held -= p->charged;
 	shard_pass__release(&p->p);
 	free(p);
+}
+
+void merger__hold(struct merger *m, struct mpass *mp)
+{
+	mp->held = &m->held;
+	mp->charged = mp->p.len;
+	m->held += mp->charged;
+	if (m->held > m->st->peak_held)
+		m->st->peak_held = m->held;
 }
 
 void run_free(struct mrun *r)

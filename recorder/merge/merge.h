@@ -31,6 +31,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * The shards of a recording still being written (record -o -): the merge
+ * reads each shard up to what its writer has committed and waits for more,
+ * so a record goes out once every writer's watermark has passed it. Called
+ * from the merging thread; the recorder implements them.
+ */
+struct merge_live {
+	/* Bytes of whole passes shard.@idx holds now; *@ended once no more will come. */
+	uint64_t (*committed)(void *arg, unsigned idx, bool *ended);
+	/* True once the recording is over and the tail files are written. */
+	bool (*finished)(void *arg);
+	/* Nothing to merge until a writer writes more: sleeps a little. 0, or -errno to give up. */
+	int (*wait)(void *arg);
+	/* shard.@idx is loaded up to @off: the bytes before may leave the disk. NULL: kept. */
+	void (*consumed)(void *arg, unsigned idx, uint64_t off);
+	void *arg;
+};
+
 struct merge_opts {
 	const char *dir;  /* for messages, and opened unless have_dirfd */
 	bool have_dirfd;  /* dirfd is the shard directory, opened by the caller (dup'ed) */
@@ -44,6 +62,17 @@ struct merge_opts {
 	bool recover;   /* accept shards cut by a kill or damaged: keep what precedes */
 	bool decompress; /* compressed shards: write plain, time-sorted records */
 	uint64_t slack_ns; /* 0 = default */
+	/*
+	 * Pipe mode (-o -): perf's pipe format, written to @pipe_fd (not
+	 * closed here) as the merge goes, instead of the file @output (which
+	 * then only names it in messages). Features go first as HEADER_FEATURE
+	 * records and no BUILD_ID is collected, as perf 6.1's pipe mode does.
+	 * Compressed shards are written plain: perf 6.1 cannot decompress
+	 * COMPRESSED records from a pipe, not even its own.
+	 */
+	bool pipe;
+	int pipe_fd;
+	const struct merge_live *live; /* NULL: the shards are finished files */
 	/* Called about every 4 MiB with bytes done and total; NULL = none. */
 	void (*progress)(uint64_t done, uint64_t total, void *arg);
 	void *progress_arg;
@@ -69,13 +98,18 @@ struct merge_stats {
 	 * tail records, and header.data features, dropped likewise */
 	uint64_t dropped_passes, dropped_records, dropped_features;
 	bool incomplete; /* the recorder did not finish (killed, or still recording) */
+	uint64_t peak_held; /* most bytes of passes loaded and not yet written out */
 	size_t nr_build_ids;
 	double seconds;
 	uint64_t *samples_per_event; /* malloc'ed, nr_events entries */
 	size_t nr_events;
 };
 
-/* 0 / -errno with one line in @err. The output is complete or absent, never half-written. */
+/*
+ * 0 / -errno with one line in @err. The output is complete or absent, never
+ * half-written; in pipe mode what was written stays written (-EPIPE: the
+ * reader is gone).
+ */
 int merge__run(const struct merge_opts *o, struct merge_stats *st, char *err, size_t errlen);
 void merge_stats__release(struct merge_stats *st);
 

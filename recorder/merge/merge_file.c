@@ -80,9 +80,13 @@ static int open_shards(struct merger *m)
 		err = shard_reader__open(&s->r, m->dirfd, names[i], m->err, m->errlen);
 		if (err)
 			goto out;
+		/* Being written: only what its writer committed counts (merge_live__poll). */
+		if (m->o->live)
+			s->r.size = SHARD_HEADER_SIZE;
 		m->nr_shards++;
 		m->in_total += s->r.size;
-		m->frames |= (s->r.hdr.flags & SHARD_F_ZSTD) && !m->o->decompress;
+		/* perf 6.1 cannot read COMPRESSED records from a pipe, its own included. */
+		m->frames |= (s->r.hdr.flags & SHARD_F_ZSTD) && !m->o->decompress && !m->o->pipe;
 		err = pheap__push(&m->sheap, s);
 		if (err)
 			goto out;
@@ -93,7 +97,7 @@ out:
 }
 
 /* Copies header.data's data section: the synthesized prologue. */
-static int copy_prologue(struct merger *m)
+int merger__copy_prologue(struct merger *m)
 {
 	struct pfile_reader r;
 	const struct perf_event_header *h;
@@ -107,9 +111,13 @@ static int copy_prologue(struct merger *m)
 		ret = merger__check_file_rec(m, "header.data", h, len, off);
 		if (ret < 0)
 			break;
+		if (!ret && m->prologue_hook && (ret = m->prologue_hook(m, h)))
+			break;
 		if (!ret && (ret = merger__emit(m, h, len)))
 			break;
 	}
+	if (!ret && m->prologue_hook)
+		ret = m->prologue_hook(m, NULL);
 	if (ret < 0 && !m->err[0])
 		snprintf(m->err, m->errlen, "header.data: corrupt record at offset %llu",
 			 (unsigned long long)r.pos);
@@ -122,7 +130,7 @@ static int copy_prologue(struct merger *m)
  * the session wrote after recording, appended) or tail.synth (--overwrite's
  * task records written at the end, placed after the prologue).
  */
-static int copy_file(struct merger *m, const struct shard_tail *t, const char *name)
+int merger__copy_tail(struct merger *m, const struct shard_tail *t, const char *name)
 {
 	struct pfile_reader r;
 	const struct perf_event_header *h;
@@ -227,13 +235,13 @@ static int write_file(struct merger *m)
 	if (err)
 		return err;
 	m->ooff = m->data_start;
-	err = copy_prologue(m);
+	err = merger__copy_prologue(m);
 	if (!err)
-		err = copy_file(m, &m->tail_synth, "tail.synth");
+		err = merger__copy_tail(m, &m->tail_synth, "tail.synth");
 	if (!err)
 		err = m->frames ? merge_frames(m) : merge_shards(m);
 	if (!err)
-		err = copy_file(m, &m->tail_raw, "tail.raw");
+		err = merger__copy_tail(m, &m->tail_raw, "tail.raw");
 	if (!err)
 		err = merger__out_flush(m);
 	if (err)
@@ -387,7 +395,8 @@ static int merger_init(struct merger *m)
 	err = open_header(m);
 	if (!err)
 		err = open_shards(m);
-	if (!err)
+	/* A live recording's tail files are written at its end: checked then. */
+	if (!err && !m->o->live)
 		err = merge_run__check(m);
 	if (err)
 		return err;
@@ -407,11 +416,32 @@ static int merger_init(struct merger *m)
 	return 0;
 }
 
+/* The file: written under a temporary name, published whole. */
+static int run_file(struct merger *m)
+{
+	char tmp[4096];
+	int ret = open_output(m, tmp, sizeof(tmp));
+
+	if (ret)
+		return ret;
+	ret = write_file(m);
+	/* Complete or absent: on disk before it takes the output's name. */
+	if (!ret && fsync(m->out_fd))
+		ret = -errno;
+	if (close(m->out_fd) && !ret)
+		ret = -errno;
+	m->out_fd = -1;
+	if (!ret)
+		ret = merge__publish(tmp, m->o->output);
+	if (ret)
+		unlink(tmp);
+	return ret;
+}
+
 int merge__run(const struct merge_opts *o, struct merge_stats *st, char *err, size_t errlen)
 {
 	struct merger m = {.o = o, .st = st, .err = err, .errlen = errlen, .dirfd = -1, .out_fd = -1,
 			   .tail_raw = {.fd = -1}, .tail_synth = {.fd = -1}};
-	char tmp[4096];
 	double t0 = clock__now_s();
 	int ret;
 
@@ -420,30 +450,17 @@ int merge__run(const struct merge_opts *o, struct merge_stats *st, char *err, si
 	err[0] = 0;
 	m.slack = o->slack_ns ? o->slack_ns : MERGE_SLACK_NS;
 	ret = merger_init(&m);
-	if (!ret)
-		ret = open_output(&m, tmp, sizeof(tmp));
 	if (ret)
 		goto out;
-	ret = write_file(&m);
-	/* Complete or absent: on disk before it takes the output's name. */
-	if (!ret && fsync(m.out_fd))
-		ret = -errno;
-	if (close(m.out_fd) && !ret)
-		ret = -errno;
-	m.out_fd = -1;
-	if (!ret)
-		ret = merge__publish(tmp, o->output);
+	ret = o->pipe ? merge_pipe__write(&m) : run_file(&m);
 	/* A note on success only: a failure's message must win. */
 	if (!ret && m.unknown_ids)
 		snprintf(err, errlen,
 			 "dropped %llu records whose sample id belongs to no event of this "
 			 "recording (perf would abort on them)",
 			 (unsigned long long)m.unknown_ids);
-	if (ret) {
-		if (!err[0])
-			snprintf(err, errlen, "%s: %s", o->output, strerror(-ret));
-		unlink(tmp);
-	}
+	if (ret && !err[0])
+		snprintf(err, errlen, "%s: %s", o->output, strerror(-ret));
 out:
 	st->seconds = clock__now_s() - t0;
 	merger_release(&m);

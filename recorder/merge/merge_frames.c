@@ -161,10 +161,15 @@ static int check_truncated(struct merger *m, struct mshard *s, const struct mpas
 static int load_next(struct merger *m)
 {
 	struct mshard *s = pheap__top(&m->sheap);
-	struct mpass *mp = calloc(1, sizeof(*mp));
+	struct mpass *mp;
 	bool done = false, damaged = false;
-	int ret;
+	int ret = m->o->live ? merge_live__poll(m, s) : 1;
 
+	if (ret == 0)
+		shard_done(m);
+	if (ret <= 0)
+		return ret == -EAGAIN ? 0 : ret;
+	mp = calloc(1, sizeof(*mp));
 	if (!mp)
 		return -ENOMEM;
 	mp->refs = 1;
@@ -181,9 +186,12 @@ static int load_next(struct merger *m)
 		}
 		if (mp->dropped)
 			m->st->dropped_passes++;
+		if (!ret)
+			merger__hold(m, mp);
+		/* A live shard is done when its writer says so (merge_live__poll). */
 		if (damaged)
 			done = true;
-		else if (s->r.size - s->r.off >= sizeof(struct shard_pass_rec))
+		else if (m->o->live || s->r.size - s->r.off >= sizeof(struct shard_pass_rec))
 			s->safe = mp->p.wtime > m->slack ? mp->p.wtime - m->slack : 0;
 		else
 			done = true;
@@ -199,6 +207,8 @@ static int load_next(struct merger *m)
 	pass_put(mp);
 	if (ret < 0)
 		return ret;
+	if (m->o->live)
+		merge_live__loaded(m, s);
 	merger__progress(m, m->st->bytes_in);
 	if (done)
 		shard_done(m);

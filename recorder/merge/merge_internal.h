@@ -32,6 +32,7 @@ struct mpass {
 	struct shard_pass p;
 	unsigned refs;
 	bool dropped; /* a damaged record: none of the pass is written (--recover) */
+	uint64_t *held, charged; /* the merger's count of bytes held, and this pass's share */
 };
 struct mrun {
 	struct mpass *pass;
@@ -84,6 +85,11 @@ struct merger {
 	size_t nr_auxidx, cap_auxidx;
 	void *hits; /* o->hits's tracker, NULL without build ids */
 	uint64_t in_total, next_progress;
+	uint64_t held; /* bytes of loaded passes not yet written out */
+	/* Pipe mode: called before each prologue record and once after the last (NULL). */
+	int (*prologue_hook)(struct merger *m, const struct perf_event_header *h);
+	bool updates_done; /* pipe mode: the EVENT_UPDATE records are out */
+	int pipe_skipped_feat; /* pipe mode: a feature too large for its record, -1 none */
 	uint8_t run_id[SHARD_RUN_ID_SIZE]; /* header.data's */
 	struct shard_tail tail_raw, tail_synth; /* fd -1 when absent */
 	char *err;
@@ -113,6 +119,22 @@ void merger__progress(struct merger *m, uint64_t done);
 void shard_done(struct merger *m);
 int merge_frames(struct merger *m);
 int merge_shards(struct merger *m);
+/* merge_file.c: header.data's records, and a tail file's (absent: nothing). */
+int merger__copy_prologue(struct merger *m);
+int merger__copy_tail(struct merger *m, const struct shard_tail *t, const char *name);
+/* merge_pipe.c: the whole output in perf's pipe format (o->pipe). */
+int merge_pipe__write(struct merger *m);
+/*
+ * merge_live.c (o->live): brings shard @s up to what its writer committed.
+ * 1: a whole pass is unread; 0: all read and the writer ended; -EAGAIN:
+ * nothing yet, after a round and a flush for the reader and a wait.
+ * -errno when the wait gives up.
+ */
+int merge_live__poll(struct merger *m, struct mshard *s);
+/* A pass of @s was loaded: the recorder may free the disk space it took. */
+void merge_live__loaded(struct merger *m, struct mshard *s);
+/* Counts a loaded pass's buffer as held until its last reference goes (pass_put). */
+void merger__hold(struct merger *m, struct mpass *mp);
 /*
  * merge_run.c: checks every shard's and tail file's run id against
  * header.data's (-EXDEV naming the stranger) and opens the tails; sets

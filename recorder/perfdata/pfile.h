@@ -283,8 +283,15 @@ int pfile__pread_full(int fd, void *buf, size_t len, uint64_t off);
  * pwrite()s all @len bytes at @off, retrying EINTR and short writes.
  * 0 / -errno (-ENOSPC when a write makes no progress, -EFBIG past the
  * largest offset). Every writer of perf.data, shard side files included.
+ * @off PFILE_STREAM: write()s at the fd's position instead, for an output
+ * that cannot seek (perf's pipe format); -EPIPE when its reader is gone
+ * (SIGPIPE ignored).
  */
+#define PFILE_STREAM UINT64_MAX
 int pfile__pwrite_full(int fd, const void *buf, size_t len, uint64_t off);
+
+/* @attr at PFILE_ATTR_SIZE bytes into @dst, attr.size set to it. */
+void pfile_attr__fill(void *dst, const struct perf_event_attr *attr);
 
 /* Writes the 104-byte file header at offset 0. 0 / -errno. */
 int pfile__write_header(int fd, const struct pfile_header *h);

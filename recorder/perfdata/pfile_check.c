@@ -297,7 +297,11 @@ static int check_kernel(const struct pfile_check *c, const unsigned char *rec, s
 	return PFILE_CHECK_OK;
 }
 
-/* ID_INDEX: u64 nr, nr x {id, idx, cpu, tid}, optionally nr x {machine_pid, vcpu, ...}. */
+/*
+ * ID_INDEX: u64 nr, nr x {id, idx, cpu, tid}, optionally nr x {machine_pid,
+ * vcpu, ...}. idx is the id's ring (perf's mmap index, a CPU's for per-CPU
+ * rings), which perf stores without a bound: only the id must be known.
+ */
 static bool id_index(const struct pfile *pf, const unsigned char *rec, size_t size)
 {
 	uint64_t nr = size >= 16 ? u64_at(rec + 8) : 0;
@@ -305,12 +309,9 @@ static bool id_index(const struct pfile *pf, const unsigned char *rec, size_t si
 	if (size < 16 || nr > (size - 16) / 32 ||
 	    (size - 16 != nr * 32 && size - 16 != nr * 48))
 		return false;
-	for (uint64_t i = 0; i < nr; i++) {
-		uint64_t idx = u64_at(rec + 16 + 32 * i + 8);
-
-		if (event_of(pf, u64_at(rec + 16 + 32 * i)) < 0 || idx >= pf->nr_events)
+	for (uint64_t i = 0; i < nr; i++)
+		if (event_of(pf, u64_at(rec + 16 + 32 * i)) < 0)
 			return false;
-	}
 	return true;
 }
 

@@ -20,11 +20,12 @@ _Static_assert(sizeof(struct pfile_section) == 16, "perf_file_section layout");
 int pfile__pwrite_full(int fd, const void *buf, size_t len, uint64_t off)
 {
 	const unsigned char *p = buf;
+	bool stream = off == PFILE_STREAM;
 
-	if (off > (uint64_t)INT64_MAX || len > (uint64_t)INT64_MAX - off)
+	if (!stream && (off > (uint64_t)INT64_MAX || len > (uint64_t)INT64_MAX - off))
 		return -EFBIG;
 	while (len) {
-		ssize_t n = pwrite(fd, p, len, (off_t)off);
+		ssize_t n = stream ? write(fd, p, len) : pwrite(fd, p, len, (off_t)off);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -48,19 +49,26 @@ void pfile_header__init(struct pfile_header *h)
 }
 
 /*
- * One perf_file_attr: the attr cut (or zero-extended) to PFILE_ATTR_SIZE with
- * attr.size saying so, because perf's read_attr() steps by attr.size, not by
- * the header's attr_size, and rejects anything larger than it knows.
+ * The attr cut (or zero-extended) to PFILE_ATTR_SIZE with attr.size saying
+ * so, because perf's read_attr() steps by attr.size, not by the header's
+ * attr_size, and rejects anything larger than it knows; a pipe's
+ * HEADER_ATTR finds its ids at perf's own sizeof(attr) likewise.
  */
+void pfile_attr__fill(void *dst, const struct perf_event_attr *attr)
+{
+	size_t n = sizeof(*attr) < PFILE_ATTR_SIZE ? sizeof(*attr) : PFILE_ATTR_SIZE;
+	uint32_t sz = PFILE_ATTR_SIZE;
+
+	memset(dst, 0, PFILE_ATTR_SIZE);
+	memcpy(dst, attr, n);
+	memcpy((unsigned char *)dst + offsetof(struct perf_event_attr, size), &sz, sizeof(sz));
+}
+
+/* One perf_file_attr: the attr, then its ids section. */
 static void file_attr__fill(unsigned char *dst, const struct pfile_event *ev,
 			    const struct pfile_section *ids)
 {
-	size_t n = sizeof(ev->attr) < PFILE_ATTR_SIZE ? sizeof(ev->attr) : PFILE_ATTR_SIZE;
-	uint32_t sz = PFILE_ATTR_SIZE;
-
-	memset(dst, 0, PFILE_FILE_ATTR_SIZE);
-	memcpy(dst, &ev->attr, n);
-	memcpy(dst + offsetof(struct perf_event_attr, size), &sz, sizeof(sz));
+	pfile_attr__fill(dst, &ev->attr);
 	memcpy(dst + PFILE_ATTR_SIZE, ids, sizeof(*ids));
 }
 

@@ -40,7 +40,20 @@ int shard__create(struct shard *s, int dirfd, unsigned idx, int node, uint32_t f
 		return err;
 	}
 	s->off = sizeof(h);
+	atomic_store_explicit(&s->committed, s->off, memory_order_release);
 	return 0;
+}
+
+void shard__end(struct shard *s)
+{
+	atomic_store_explicit(&s->ended, true, memory_order_release);
+}
+
+uint64_t shard__committed(struct shard *s, bool *ended)
+{
+	/* ended first: once it is seen, the committed size read after it is the last one. */
+	*ended = atomic_load_explicit(&s->ended, memory_order_acquire);
+	return atomic_load_explicit(&s->committed, memory_order_acquire);
 }
 
 void shard_chunk__init(struct shard_chunk_rec *c, uint32_t cpu, uint64_t len)
@@ -109,6 +122,8 @@ static int shard__put(struct shard *s, uint32_t type, uint64_t wtime, struct iov
 	}
 	s->off += sizeof(s->pass) + payload;
 	s->seq++;
+	/* Pairs with shard__committed's acquire: the pass's bytes are in the file. */
+	atomic_store_explicit(&s->committed, s->off, memory_order_release);
 	return 0;
 }
 

@@ -28,6 +28,7 @@
 #define SHARDREC_SHARD_H
 
 #include <linux/perf_event.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -93,6 +94,14 @@ struct shard {
 	uint64_t off; /* next write offset, owned by the writer thread */
 	uint64_t seq;
 	struct shard_pass_rec pass; /* header of the pass being written */
+	/*
+	 * For a reader of the file while it is written (record -o -): the
+	 * bytes of whole passes, stored after each pass, and whether the
+	 * writer wrote its last (shard__end). Release stores: what they
+	 * announce is in the file first.
+	 */
+	atomic_uint_least64_t committed;
+	atomic_bool ended;
 };
 
 /*
@@ -115,6 +124,14 @@ int shard__write_pass(struct shard *s, uint64_t wtime, struct iovec *iov, int nr
  */
 int shard__write_zpass(struct shard *s, uint64_t wtime, const void *buf, size_t len,
 		       uint64_t raw);
+/* The writer wrote its last pass: committed is final. Any thread may then read it. */
+void shard__end(struct shard *s);
+/*
+ * A live shard as another thread sees it: the bytes of whole passes in the
+ * file (readable with pread once returned), and *@ended whether that is
+ * all there will be.
+ */
+uint64_t shard__committed(struct shard *s, bool *ended);
 /* Fills a CHUNK header for @len ring bytes of @cpu. */
 void shard_chunk__init(struct shard_chunk_rec *c, uint32_t cpu, uint64_t len);
 void shard__close(struct shard *s);

@@ -4,7 +4,9 @@
 # shardrec's files; each must parse, sample counts must be perf's, and time
 # must never go backwards in the order its round-sorter delivers. Version
 # 0.6 does not decode PERF_RECORD_COMPRESSED: for -z only the framing and
-# header are checked.
+# header are checked. Nor does it read perf's pipe format (its parse_file
+# seeks to the file header's sections; pipe support came in later
+# versions): `record -o -` streams are checked by perf alone (66-pipe).
 src=$(cd "$(dirname "$0")/../lpd" && pwd)
 . "$(dirname "$0")/lib.sh"
 need_perf_event

@@ -1001,6 +1001,277 @@ static void test_bad_dir(void **state)
 	merge_stats__release(&st);
 }
 
+/* ---- pipe mode ---- */
+
+/* Appends the records of @p (@len bytes) but FINISHED_ROUNDs to @out; returns bytes appended. */
+static size_t strip_rounds(const unsigned char *p, size_t len, unsigned char *out)
+{
+	size_t n = 0;
+
+	for (size_t off = 0; off < len;) {
+		struct perf_event_header h;
+
+		assert_true(len - off >= sizeof(h));
+		memcpy(&h, p + off, sizeof(h));
+		assert_true(h.size >= sizeof(h) && h.size <= len - off);
+		if (h.type != PFILE_REC_FINISHED_ROUND) {
+			memcpy(out + n, p + off, h.size);
+			n += h.size;
+		}
+		off += h.size;
+	}
+	return n;
+}
+
+static int run_pipe(struct scen *sc, const struct merge_live *live, struct merge_stats *st,
+		    char *err, size_t errlen)
+{
+	struct merge_opts o = {
+	    .dir = sc->dir, .output = "-", .dec = &zunpass__ops, .pipe = true, .live = live,
+	};
+	char path[160];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/out.pipe", sc->dir);
+	o.pipe_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(o.pipe_fd >= 0);
+	ret = merge__run(&o, st, err, errlen);
+	close(o.pipe_fd);
+	return ret;
+}
+
+/* The next record of the pipe at *@off must be of @type: returns it, *@off moved past it. */
+static const unsigned char *pipe_rec(const unsigned char *p, size_t len, size_t *off,
+				     uint32_t type)
+{
+	struct perf_event_header h;
+	const unsigned char *r = p + *off;
+
+	assert_true(len - *off >= sizeof(h));
+	memcpy(&h, r, sizeof(h));
+	if (h.type != type)
+		fail_msg("record at %zu: type %u, want %u", *off, h.type, type);
+	*off += h.size;
+	return r;
+}
+
+/* EVENT_UPDATE @type of event id @id with payload @want (@n bytes) at *@off. */
+static void expect_update(const unsigned char *p, size_t len, size_t *off, uint64_t type,
+			  uint64_t id, const void *want, size_t n)
+{
+	const unsigned char *r = pipe_rec(p, len, off, PFILE_REC_EVENT_UPDATE);
+	uint64_t v[2];
+
+	memcpy(v, r + 8, sizeof(v));
+	assert_int_equal(v[0], type);
+	assert_int_equal(v[1], id);
+	assert_memory_equal(r + 24, want, n);
+}
+
+/*
+ * perf's pipe layout: the pipe header, HEADER_ATTR per event with its ids,
+ * HEADER_FEATUREs in bit order (no BUILD_ID) ending with the LAST_FEATURE
+ * mark, EVENT_UPDATEs (unit, scale, name per clock event), then exactly
+ * the file merge's data section, rounds aside.
+ */
+static void check_pipe(struct scen *sc)
+{
+	static const char *const names[2] = {"cpu-clock", "task-clock"};
+	const uint64_t *ids[2] = {ev0_ids, ev1_ids};
+	char path[160], err[256];
+	unsigned char *p, *a, *b;
+	size_t len, off = 16, na, nb;
+	uint64_t feat, prev = 0, hdr[2];
+	struct pfile pf;
+	double scale = 1e-6;
+
+	snprintf(path, sizeof(path), "%s/out.pipe", sc->dir);
+	p = (unsigned char *)unit_slurp(path, &len);
+	memcpy(hdr, p, sizeof(hdr));
+	assert_int_equal(hdr[0], PFILE_MAGIC);
+	assert_int_equal(hdr[1], 16);
+	for (int e = 0; e < 2; e++) {
+		const unsigned char *r = pipe_rec(p, len, &off, PFILE_REC_HEADER_ATTR);
+
+		assert_int_equal(((const struct perf_event_header *)r)->size, 8 + 128 + 16);
+		assert_memory_equal(r + 8 + 128, ids[e], 16);
+	}
+	do {
+		const unsigned char *r = pipe_rec(p, len, &off, PFILE_REC_HEADER_FEATURE);
+
+		memcpy(&feat, r + 8, sizeof(feat));
+		assert_true(feat > prev && feat != PFILE_FEAT_BUILD_ID);
+		prev = feat;
+	} while (feat != 32);
+	for (int e = 0; e < 2; e++) {
+		expect_update(p, len, &off, 0, ids[e][0], "msec", 5);
+		expect_update(p, len, &off, 1, ids[e][0], &scale, sizeof(scale));
+		expect_update(p, len, &off, 2, ids[e][0], names[e], strlen(names[e]) + 1);
+	}
+	if (pfile__open(&pf, sc->out, err, sizeof(err)))
+		fail_msg("pfile__open: %s", err);
+	a = malloc(len);
+	b = malloc(pf.hdr.data.size);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_int_equal(pread(pf.fd, b, pf.hdr.data.size, pf.hdr.data.offset),
+			 (ssize_t)pf.hdr.data.size);
+	na = strip_rounds(p + off, len - off, a);
+	nb = strip_rounds(b, pf.hdr.data.size, b);
+	assert_int_equal(na, nb);
+	assert_memory_equal(a, b, na);
+	pfile__close(&pf);
+	free(a);
+	free(b);
+	free(p);
+}
+
+/* perf reads the stream: every sample, from stdin. */
+static void perf_pipe_oracle(struct scen *sc)
+{
+	char *out, *err;
+
+	if (access(PERF_BIN, X_OK))
+		return;
+	/* In parentheses: unit_run's stdin redirection is for the whole pipeline. */
+	if (unit_run(sc->dir, &out, &err, "(cat %s/out.pipe | " PERF_BIN
+		     " script -F comm,pid,time,event -i -)", sc->dir))
+		fail_msg("perf script -i - failed: %s", err);
+	if (!only_lost_warning(err, sc->lost_events, sc->lost_samples))
+		fail_msg("perf script -i - wrote to stderr:\n%s", err);
+	assert_int_equal(unit_count(out, "\n"), sc->samples);
+	unit_run_unlink(sc->dir);
+	free(out);
+	free(err);
+}
+
+/* 3 shards of 6 passes, and their file merge: what the pipe must hold. */
+static void pipe_scenario(struct scen *sc)
+{
+	struct merge_stats st;
+	char err[256];
+
+	gen(sc, 3, 6, 20);
+	write_dir(sc);
+	if (run_merge(sc, false, false, 1000, &st, err, sizeof(err)))
+		fail_msg("merge: %s", err);
+	merge_stats__release(&st);
+}
+
+static void test_pipe(void **state)
+{
+	struct scen *sc = *state;
+	struct merge_stats st;
+	char err[256];
+
+	pipe_scenario(sc);
+	if (run_pipe(sc, NULL, &st, err, sizeof(err)))
+		fail_msg("merge -o -: %s", err);
+	check_pipe(sc);
+	check_stats(sc, &st);
+	assert_int_equal(st.nr_build_ids, 0);
+	perf_pipe_oracle(sc);
+	merge_stats__release(&st);
+}
+
+/*
+ * A recording still being written, played back: each wait reveals one more
+ * pass of every shard, as writers would write them; the tails are there
+ * once every shard has ended.
+ */
+struct fake_live {
+	struct scen *sc;
+	uint64_t ends[MAX_SHARDS][32]; /* offset after each pass */
+	int shown[MAX_SHARDS];
+	unsigned waits;
+	uint64_t consumed[MAX_SHARDS];
+};
+
+static uint64_t fake_committed(void *arg, unsigned idx, bool *ended)
+{
+	struct fake_live *f = arg;
+
+	assert_true(idx < (unsigned)f->sc->nr_shards);
+	*ended = f->shown[idx] == f->sc->nr_passes;
+	return f->shown[idx] ? f->ends[idx][f->shown[idx] - 1] : SHARD_HEADER_SIZE;
+}
+
+static bool fake_finished(void *arg)
+{
+	struct fake_live *f = arg;
+
+	for (int s = 0; s < f->sc->nr_shards; s++)
+		if (f->shown[s] < f->sc->nr_passes)
+			return false;
+	return true;
+}
+
+static int fake_wait(void *arg)
+{
+	struct fake_live *f = arg;
+
+	f->waits++;
+	for (int s = 0; s < f->sc->nr_shards; s++)
+		if (f->shown[s] < f->sc->nr_passes)
+			f->shown[s]++;
+	return 0;
+}
+
+static void fake_consumed(void *arg, unsigned idx, uint64_t off)
+{
+	struct fake_live *f = arg;
+
+	assert_true(off > f->consumed[idx] && off <= fake_committed(arg, idx, &(bool){0}));
+	f->consumed[idx] = off;
+}
+
+static void fake_live_init(struct fake_live *f, struct scen *sc)
+{
+	memset(f, 0, sizeof(*f));
+	f->sc = sc;
+	for (int s = 0; s < sc->nr_shards; s++) {
+		char name[32];
+		int fd;
+		uint64_t off = SHARD_HEADER_SIZE;
+
+		snprintf(name, sizeof(name), "shard.%d", s);
+		fd = openat(sc->dirfd, name, O_RDONLY);
+		assert_true(fd >= 0);
+		for (int k = 0; k < sc->nr_passes; k++) {
+			struct shard_pass_rec r;
+
+			assert_int_equal(pread(fd, &r, sizeof(r), off), (ssize_t)sizeof(r));
+			off += sizeof(r) + r.bytes;
+			f->ends[s][k] = off;
+		}
+		close(fd);
+	}
+}
+
+static void test_pipe_live(void **state)
+{
+	struct scen *sc = *state;
+	struct fake_live f;
+	struct merge_live live = {fake_committed, fake_finished, fake_wait, fake_consumed, &f};
+	struct merge_stats st;
+	char err[256];
+
+	pipe_scenario(sc);
+	fake_live_init(&f, sc);
+	if (run_pipe(sc, &live, &st, err, sizeof(err)))
+		fail_msg("live merge -o -: %s", err);
+	check_pipe(sc);
+	check_stats(sc, &st);
+	/* it waited for every pass, and held about a pass per shard, not the recording */
+	assert_true(f.waits >= (unsigned)sc->nr_passes);
+	assert_true(st.rounds >= (unsigned)sc->nr_passes - 1);
+	for (int s = 0; s < sc->nr_shards; s++)
+		assert_int_equal(f.consumed[s], f.ends[s][sc->nr_passes - 1]);
+	assert_true(st.peak_held > 0 && st.peak_held < st.bytes_in / 2);
+	perf_pipe_oracle(sc);
+	merge_stats__release(&st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1016,6 +1287,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_rotate_output, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_no_build_ids, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_dir, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_pipe, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_pipe_live, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/pfile_pipe.h"
 #include "recorder/header/sysinfo.h"
 #include "unit_util.h"
 
@@ -1358,6 +1359,63 @@ static void test_sysinfo_fake_root(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/*
+ * The pipe format's header records, sized as perf 6.1 writes them (its
+ * `perf record -o - -e task-clock` stream, byte for byte): ATTR 152 bytes
+ * with two ids, FEATURE records unpadded, the LAST_FEATURE mark, 16-byte
+ * TRACING_DATA, EVENT_UPDATE unit 48, scale 48, name 56.
+ */
+static void test_pipe_records(void **state)
+{
+	uint64_t ids[2] = {7, 8}, v;
+	struct pfile_event ev = {.name = "task-clock", .ids = ids, .nr_ids = 2};
+	struct pfile_featset fs = {0};
+	struct recbuf b = {0};
+	static char big[70000];
+	int skipped;
+	uint32_t u;
+
+	(void)state;
+	assert_int_equal(pfile_pipe__header(&b), 0);
+	assert_int_equal(b.len, 16);
+	assert_memory_equal(b.data, "PERFILE2\x10\0\0\0\0\0\0\0", 16);
+	b.len = 0;
+	ev.attr.size = sizeof(ev.attr) + 8; /* a newer kernel's: written at perf 6.1's 128 */
+	assert_int_equal(pfile_pipe__attr(&b, &ev), 0);
+	assert_int_equal(b.len, 152);
+	memcpy(&u, b.data + 8 + offsetof(struct perf_event_attr, size), 4);
+	assert_int_equal(u, 128);
+	assert_memory_equal(b.data + 136, ids, 16);
+
+	b.len = 0;
+	assert_int_equal(pfile_feat__string(&fs, PFILE_FEAT_HOSTNAME, "vm"), 0);
+	assert_int_equal(pfile_feat__nrcpus(&fs, 2, 2), 0);
+	assert_int_equal(pfile_featset__set(&fs, PFILE_FEAT_CACHE, "x", 1), 0);  /* never piped */
+	assert_int_equal(pfile_featset__set(&fs, PFILE_FEAT_BUILD_ID, "x", 1), 0);
+	assert_int_equal(pfile_featset__set(&fs, PFILE_FEAT_CPUDESC, big, sizeof(big)), 0);
+	assert_int_equal(pfile_pipe__features(&b, &fs, &skipped), 0);
+	assert_int_equal(skipped, PFILE_FEAT_CPUDESC);
+	assert_int_equal(b.len, 84 + 24 + 16); /* HOSTNAME, NRCPUS, the mark */
+	memcpy(&v, b.data + 84 + 24 + 8, 8);
+	assert_int_equal(v, PFILE_FEAT_LAST);
+	pfile_featset__release(&fs);
+
+	b.len = 0;
+	assert_int_equal(pfile_pipe__tracing_data(&b, "abc", 3), 0);
+	assert_int_equal(b.len, 16 + 8);
+	memcpy(&u, b.data + 8, 4);
+	assert_int_equal(u, 8);
+	assert_int_equal(((struct perf_event_header *)b.data)->size, 16);
+
+	b.len = 0;
+	assert_int_equal(pfile_pipe__event_update(&b, PFILE_EVENT_UPDATE_UNIT, 7, "msec", 0), 0);
+	assert_int_equal(pfile_pipe__event_update(&b, PFILE_EVENT_UPDATE_SCALE, 7, NULL, 1e-6), 0);
+	assert_int_equal(pfile_pipe__event_update(&b, PFILE_EVENT_UPDATE_NAME, 7, "task-clock", 0),
+			 0);
+	assert_int_equal(b.len, 48 + 48 + 56);
+	recbuf__release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1368,7 +1426,7 @@ int main(void)
 	    cmocka_unit_test(test_sysinfo_fake_root), cmocka_unit_test(test_pmu_cache_encoding),
 	    cmocka_unit_test(test_sysinfo_pmu_cache), cmocka_unit_test(test_group_desc_encoding),
 	    cmocka_unit_test(test_mem_pmu_caps_encoding), cmocka_unit_test(test_sysinfo_mem_topology),
-	    cmocka_unit_test(test_sysinfo_pmu_caps),
+	    cmocka_unit_test(test_sysinfo_pmu_caps),  cmocka_unit_test(test_pipe_records),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
