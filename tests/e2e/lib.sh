@@ -66,7 +66,7 @@ check_monotonic() {
 
 # Samples in `perf report --stats` (TOTAL line of SAMPLE events).
 perf_samples() {
-	"$PERF" report --stats -i "$1" 2>/dev/null | awk '/^ *SAMPLE events:/ { print $3; exit }'
+	"$PERF" report --stats -i "$1" 2>/dev/null | awk '/^ *SAMPLE events:/ && !n { n = $3 } END { print n + 0 }'
 }
 
 # Samples shardrec's summary printed (stderr saved in $1).
