@@ -178,6 +178,69 @@ static int idmap_find(const struct merger *m, uint64_t id)
 	return -1;
 }
 
+/*
+ * Concurrent recordings of one software event or tracepoint (two `-a -e cs
+ * -c 1`, say) get samples in their own rings that carry the other
+ * recording's id: the kernel (seen on 6.18) prepares one sample for all the
+ * events a switch or tracepoint hits, and its id is the first event's. perf
+ * aborts on them ("failed to process type: 9"). In our ring, on a CPU where
+ * we have one such event, the sample is that event's: relabel it.
+ */
+static bool cpu_sw_event(const struct merger *m, uint64_t id)
+{
+	int ev = idmap_find(m, id);
+	uint32_t type;
+
+	if (ev < 0)
+		return false;
+	type = m->hdr.events[ev].attr.type;
+	return type == PERF_TYPE_SOFTWARE || type == PERF_TYPE_TRACEPOINT;
+}
+
+/* An ID_INDEX record: { nr, { id, idx, cpu, tid } x nr }, as perf writes it. */
+static int cpu_sw_learn(struct merger *m, const struct perf_event_header *h)
+{
+	const unsigned char *p = (const void *)h;
+	uint64_t nr, e[4];
+
+	if (h->size < 16)
+		return 0;
+	memcpy(&nr, p + 8, 8);
+	for (uint64_t i = 0; i < nr && 16 + (i + 1) * 32 <= h->size; i++) {
+		memcpy(e, p + 16 + i * 32, sizeof(e));
+		if (e[2] >= 65536 || !cpu_sw_event(m, e[0]))
+			continue;
+		if (e[2] >= m->nr_cpu_sw_id) {
+			uint64_t *n = realloc(m->cpu_sw_id, (e[2] + 1) * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			memset(n + m->nr_cpu_sw_id, 0, (e[2] + 1 - m->nr_cpu_sw_id) * sizeof(*n));
+			m->cpu_sw_id = n;
+			m->nr_cpu_sw_id = e[2] + 1;
+		}
+		/* Another id of the same event (one per thread) is as good; another event is not. */
+		if (!m->cpu_sw_id[e[2]])
+			m->cpu_sw_id[e[2]] = e[0];
+		else if (idmap_find(m, m->cpu_sw_id[e[2]]) != idmap_find(m, e[0]))
+			m->cpu_sw_id[e[2]] = UINT64_MAX;
+	}
+	return 0;
+}
+
+/* The id SAMPLE @h, whose id is no event's, gets from its CPU; 0: none. */
+static uint64_t cpu_sw_relabel(const struct merger *m, const struct perf_event_header *h)
+{
+	uint32_t cpu;
+	uint64_t id;
+
+	if (m->layout.sample_cpu_off < 0 || (size_t)m->layout.sample_cpu_off + 4 > h->size)
+		return 0;
+	memcpy(&cpu, (const char *)h + m->layout.sample_cpu_off, sizeof(cpu));
+	id = cpu < m->nr_cpu_sw_id ? m->cpu_sw_id[cpu] : 0;
+	return id == UINT64_MAX ? 0 : id;
+}
+
 /* ---- checking what is written ---- */
 
 /* How a damaged record's message ends: what --recover does, or did, with it. */
@@ -223,7 +286,13 @@ int merger__check_pass(struct merger *m, struct mshard *s, struct mpass *mp,
 		const char *why;
 		int r = pfile_check__record(&m->chk, buf + pos, len - pos, &why);
 
-		if (r == PFILE_CHECK_OK || (r == PFILE_CHECK_UNKNOWN_ID && !frame)) {
+		/*
+		 * A record of no event is dropped and counted when written, or
+		 * relabeled; a frame cannot drop one, so there it must relabel.
+		 */
+		if (r == PFILE_CHECK_OK ||
+		    (r == PFILE_CHECK_UNKNOWN_ID &&
+		     (!frame || cpu_sw_relabel(m, (const void *)(buf + pos))))) {
 			pos += pfile__rec_len((const void *)(buf + pos));
 			continue;
 		}
@@ -272,8 +341,14 @@ bool merger__account(struct merger *m, const struct perf_event_header *h)
 	}
 	if (h->type == PERF_RECORD_SAMPLE) {
 		if (!pfile_idlayout__id(&m->layout, h, &id) || (ev = idmap_find(m, id)) < 0) {
-			m->unknown_ids++;
-			return false;
+			/* merger__emit writes it with relabel_id */
+			m->relabel_id = cpu_sw_relabel(m, h);
+			ev = m->relabel_id ? idmap_find(m, m->relabel_id) : -1;
+			if (ev < 0) {
+				m->unknown_ids++;
+				return false;
+			}
+			st->relabeled++;
 		}
 		st->samples++;
 		st->samples_per_event[ev]++;
@@ -342,14 +417,21 @@ int merger__emit(struct merger *m, const struct perf_event_header *h, size_t len
 {
 	int err;
 
+	m->relabel_id = 0;
 	if (!merger__account(m, h))
 		return 0;
+	if (h->type == PFILE_REC_ID_INDEX && (err = cpu_sw_learn(m, h)))
+		return err;
 	if (h->type == PFILE_REC_AUXTRACE) {
 		err = auxidx_add(m, h, m->ooff + m->olen);
 		if (err)
 			return err;
 	}
-	return merger__out_put(m, h, len);
+	err = merger__out_put(m, h, len);
+	/* A SAMPLE is at most 64 KiB: out_put copied it into obuf. */
+	if (!err && m->relabel_id)
+		pfile_idlayout__set_sample_id(&m->layout, m->obuf + m->olen - len, m->relabel_id);
+	return err;
 }
 
 static uint64_t rec_time(const struct merger *m, const struct perf_event_header *h, uint64_t prev)

@@ -98,6 +98,8 @@ struct merge_stats {
 	 * tail records, and header.data features, dropped likewise */
 	uint64_t dropped_passes, dropped_records, dropped_features;
 	bool incomplete; /* the recorder did not finish (killed, or still recording) */
+	/* samples carrying another recording's id, given back their CPU's event's (merge.c) */
+	uint64_t relabeled;
 	uint64_t peak_held; /* most bytes of passes loaded and not yet written out */
 	size_t nr_build_ids;
 	double seconds;

@@ -363,6 +363,7 @@ static void merger_release(struct merger *m)
 	free(m->scratch);
 	free(m->auxidx);
 	free(m->ids);
+	free(m->cpu_sw_id);
 	free(m->obuf);
 	if (m->hits)
 		m->o->hits->delete(m->hits);
@@ -459,6 +460,12 @@ int merge__run(const struct merge_opts *o, struct merge_stats *st, char *err, si
 			 "dropped %llu records whose sample id belongs to no event of this "
 			 "recording (perf would abort on them)",
 			 (unsigned long long)m.unknown_ids);
+	else if (!ret && st->relabeled)
+		snprintf(err, errlen,
+			 "%llu samples carried the id of another recording's event on their CPU "
+			 "(the kernel does that when two recordings share a software event or "
+			 "tracepoint): given back their CPU's event's id",
+			 (unsigned long long)st->relabeled);
 	if (ret && !err[0])
 		snprintf(err, errlen, "%s: %s", o->output, strerror(-ret));
 out:

@@ -4,17 +4,27 @@
 
 /* ---- compressed frames ---- */
 
-/* Stats, build-id hits and the time span of a pass's plain records. */
-static void frame_scan(struct merger *m, const unsigned char *buf, size_t len, struct mframe *f)
+/*
+ * Stats, build-id hits and the time span of a pass's plain records. True
+ * if a sample was relabeled (merge.c, cpu_sw_relabel) in @buf: the frame
+ * must then go out plain, its records as patched.
+ */
+static bool frame_scan(struct merger *m, unsigned char *buf, size_t len, struct mframe *f)
 {
+	bool relabeled = false;
 	uint64_t t;
 
 	f->min = UINT64_MAX;
 	f->max = 0;
 	for (size_t pos = 0; pos < len;) {
-		const struct perf_event_header *h = (const void *)(buf + pos);
+		struct perf_event_header *h = (void *)(buf + pos);
 
+		m->relabel_id = 0;
 		merger__account(m, h); /* an unknown id cannot be cut out of a frame: counted */
+		if (m->relabel_id) {
+			pfile_idlayout__set_sample_id(&m->layout, h, m->relabel_id);
+			relabeled = true;
+		}
 		if (pfile_idlayout__time(&m->layout, h, &t)) {
 			f->min = t < f->min ? t : f->min;
 			f->max = t > f->max ? t : f->max;
@@ -23,6 +33,7 @@ static void frame_scan(struct merger *m, const unsigned char *buf, size_t len, s
 	}
 	if (f->min == UINT64_MAX)
 		f->min = f->max = m->emitted_max;
+	return relabeled;
 }
 
 /* Plain passes (and compressed ones cut by a kill) go out as plain records. */
@@ -66,6 +77,7 @@ static int frame_add(struct merger *m, struct mshard *s, struct mpass *mp, bool 
 {
 	struct mframe *f;
 	long n = mp->p.compressed ? pass_decompress(m, s, mp, damaged) : frame_gather(m, mp);
+	bool relabeled;
 	int err = 0;
 
 	if (n <= 0)
@@ -81,9 +93,9 @@ static int frame_add(struct merger *m, struct mshard *s, struct mpass *mp, bool 
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
-	frame_scan(m, m->scratch, n, f);
+	relabeled = frame_scan(m, m->scratch, n, f);
 	/* An incomplete frame would derail the reader's one zstd stream: write it plain. */
-	if (!mp->p.compressed || mp->p.truncated || *damaged)
+	if (!mp->p.compressed || mp->p.truncated || *damaged || relabeled)
 		err = frame_plain(mp, m->scratch, n);
 	f->pass = mp;
 	f->seq = m->run_seq++;

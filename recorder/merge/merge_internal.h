@@ -81,6 +81,14 @@ struct merger {
 	size_t olen;
 	uint64_t ooff, data_start, since_round, last_time;
 	uint64_t unknown_ids;
+	/*
+	 * From header.data's ID_INDEX: per CPU, the id of the one software or
+	 * tracepoint event there (0: none, UINT64_MAX: several). relabel_id:
+	 * what merger__account found for the record merger__emit writes.
+	 */
+	uint64_t *cpu_sw_id;
+	size_t nr_cpu_sw_id;
+	uint64_t relabel_id;
 	struct pfile_section *auxidx; /* HEADER_AUXTRACE: {file offset, header.size} per AUXTRACE */
 	size_t nr_auxidx, cap_auxidx;
 	void *hits; /* o->hits's tracker, NULL without build ids */

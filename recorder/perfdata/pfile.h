@@ -385,6 +385,8 @@ struct pfile_idlayout {
 	int sample_cpu_off;     /* byte offset of CPU in a SAMPLE, -1 */
 	int sample_tid_off;     /* byte offset of pid/tid in a SAMPLE, -1 */
 	int sample_ip_off;      /* byte offset of IP in a SAMPLE, -1 */
+	int sample_id2_off;     /* ID when IDENTIFIER is there too, -1 */
+	int sample_stream_off;  /* STREAM_ID in a SAMPLE, -1 */
 	size_t id_hdr_size;     /* size of the sample_id trailer */
 };
 
@@ -395,6 +397,11 @@ bool pfile_idlayout__time(const struct pfile_idlayout *l, const struct perf_even
 /* Sample id (IDENTIFIER or ID) of a kernel record; false if none. */
 bool pfile_idlayout__id(const struct pfile_idlayout *l, const struct perf_event_header *h,
 			uint64_t *id);
+/*
+ * Sets every id field of SAMPLE @rec (IDENTIFIER, ID, STREAM_ID: the
+ * kernel writes the same id in each) to @id; @rec holds the whole record.
+ */
+void pfile_idlayout__set_sample_id(const struct pfile_idlayout *l, void *rec, uint64_t id);
 /*
  * Writes the sample_id trailer for a synthesized record (perf's
  * perf_event__synthesize_id_sample): fields in sample_type order, @time,

@@ -22,6 +22,7 @@ void pfile_idlayout__init(struct pfile_idlayout *l, uint64_t st, bool sample_id_
 	l->sample_id_all = sample_id_all;
 	l->sample_time_off = l->sample_id_off = l->sample_cpu_off = -1;
 	l->sample_tid_off = l->sample_ip_off = -1;
+	l->sample_id2_off = l->sample_stream_off = -1;
 	l->trailer_time_back = l->trailer_id_back = -1;
 
 	if (st & PERF_SAMPLE_IDENTIFIER) {
@@ -44,10 +45,14 @@ void pfile_idlayout__init(struct pfile_idlayout *l, uint64_t st, bool sample_id_
 		off += 8;
 	if ((st & PERF_SAMPLE_ID) && l->sample_id_off < 0)
 		l->sample_id_off = off;
+	else if (st & PERF_SAMPLE_ID)
+		l->sample_id2_off = off;
 	if (st & PERF_SAMPLE_ID)
 		off += 8;
-	if (st & PERF_SAMPLE_STREAM_ID)
+	if (st & PERF_SAMPLE_STREAM_ID) {
+		l->sample_stream_off = off;
 		off += 8;
+	}
 	if (st & PERF_SAMPLE_CPU)
 		l->sample_cpu_off = off;
 
@@ -74,6 +79,17 @@ void pfile_idlayout__init(struct pfile_idlayout *l, uint64_t st, bool sample_id_
 	if (st & PERF_SAMPLE_TID)
 		back += 8;
 	l->id_hdr_size = back;
+}
+
+void pfile_idlayout__set_sample_id(const struct pfile_idlayout *l, void *rec, uint64_t id)
+{
+	const int offs[] = {l->sample_id_off, l->sample_id2_off, l->sample_stream_off};
+	uint16_t size;
+
+	memcpy(&size, (char *)rec + 6, sizeof(size));
+	for (size_t i = 0; i < sizeof(offs) / sizeof(offs[0]); i++)
+		if (offs[i] >= 0 && (size_t)offs[i] + 8 <= size)
+			memcpy((char *)rec + offs[i], &id, 8);
 }
 
 static bool read_u64_at(const struct perf_event_header *h, int off, uint64_t *v)
