@@ -16,7 +16,10 @@ lost_samples() { sed -n 's/.*, \([0-9]*\) lost samples.*/\1/p' "$1" | tail -n 1;
 if part a && [ "$(id -u)" = 0 ] && mkdir mnt && mount -t tmpfs -o size=1m shardrec-e2e mnt 2>/dev/null; then
 	trap 'umount "$TMP/mnt" 2>/dev/null || true; cleanup' EXIT
 	rc=0
-	"$SHARDREC" record -a -z -m 4 -c 2000 -o mnt/t.data -- "$PROGS/hot" 2500 2 2>full.err || rc=$?
+	# The command fills the disk first (header.data and tail.raw are written
+	# by then): a busy machine's slow hot could leave it unfilled otherwise.
+	"$SHARDREC" record -a -z -m 4 -c 2000 -o mnt/t.data -- \
+		sh -c "dd if=/dev/zero of=mnt/filler bs=64k 2>/dev/null; exec $PROGS/hot 2500 2" 2>full.err || rc=$?
 	cat full.err
 	! grep -q "lost-sample counts not saved" full.err || fail "full disk: lost counts not saved"
 	grep -q "stopped .*: No space left on device" full.err || fail "the disk did not fill: the test proves nothing"
