@@ -1015,7 +1015,8 @@ static size_t strip_rounds(const unsigned char *p, size_t len, unsigned char *ou
 		memcpy(&h, p + off, sizeof(h));
 		assert_true(h.size >= sizeof(h) && h.size <= len - off);
 		if (h.type != PFILE_REC_FINISHED_ROUND) {
-			memcpy(out + n, p + off, h.size);
+			/* @out may be @p: stripped in place */
+			memmove(out + n, p + off, h.size);
 			n += h.size;
 		}
 		off += h.size;
