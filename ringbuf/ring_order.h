@@ -39,7 +39,15 @@ static inline void ring_order__store_tail(volatile __u64 *tail, __u64 v)
 /* data_head again after copying data out: no load of the copy may pass it. */
 static inline __u64 ring_order__recheck_head(const volatile __u64 *head)
 {
+#ifdef __SANITIZE_THREAD__
+	/*
+	 * gcc's TSan has no thread fences (-Werror=tsan) and does not model
+	 * them: a compiler barrier keeps the build; x86 orders loads anyway.
+	 */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+#else
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+#endif
 	return __atomic_load_n(head, __ATOMIC_ACQUIRE);
 }
 
