@@ -130,44 +130,12 @@ int merger__out_round(struct merger *m)
 
 /* ---- ids ---- */
 
-static int idmap_cmp(const void *a, const void *b)
+/* The index of @id's event in header.data, -1 for none. */
+static long event_of(const struct merger *m, uint64_t id)
 {
-	const struct idmap *x = a, *y = b;
+	const struct pfile_event *ev = pfile__event_by_id(&m->hdr, id);
 
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
-int idmap_build(struct merger *m)
-{
-	size_t n = 0;
-
-	for (size_t e = 0; e < m->hdr.nr_events; e++)
-		n += m->hdr.events[e].nr_ids;
-	m->ids = calloc(n ? n : 1, sizeof(*m->ids));
-	if (!m->ids)
-		return -ENOMEM;
-	for (size_t e = 0; e < m->hdr.nr_events; e++)
-		for (uint32_t i = 0; i < m->hdr.events[e].nr_ids; i++)
-			m->ids[m->nr_ids++] = (struct idmap){m->hdr.events[e].ids[i], e};
-	qsort(m->ids, m->nr_ids, sizeof(*m->ids), idmap_cmp);
-	return 0;
-}
-
-static int idmap_find(const struct merger *m, uint64_t id)
-{
-	size_t lo = 0, hi = m->nr_ids;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (m->ids[mid].id == id)
-			return m->ids[mid].ev;
-		if (m->ids[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
+	return ev ? ev - m->hdr.events : -1;
 }
 
 /* ---- checking what is written ---- */
@@ -253,17 +221,17 @@ bool merger__account(struct merger *m, const struct perf_event_header *h)
 {
 	struct merge_stats *st = m->st;
 	uint64_t id, t, v;
-	int ev;
+	long ev;
 
 	st->records++;
 	/* perf also rejects other kernel records with an unknown id; 0 = synthesized */
 	if (h->type != PERF_RECORD_SAMPLE && pfile_idlayout__id(&m->layout, h, &id) && id &&
-	    idmap_find(m, id) < 0) {
+	    event_of(m, id) < 0) {
 		m->unknown_ids++;
 		return false;
 	}
 	if (h->type == PERF_RECORD_SAMPLE) {
-		if (!pfile_idlayout__id(&m->layout, h, &id) || (ev = idmap_find(m, id)) < 0) {
+		if (!pfile_idlayout__id(&m->layout, h, &id) || (ev = event_of(m, id)) < 0) {
 			m->unknown_ids++;
 			return false;
 		}

@@ -314,9 +314,7 @@ static int open_header(struct merger *m)
 			     m->hdr.events[0].attr.sample_id_all);
 	m->st->nr_events = m->hdr.nr_events;
 	m->st->samples_per_event = calloc(m->hdr.nr_events, sizeof(uint64_t));
-	if (!m->st->samples_per_event)
-		return -ENOMEM;
-	return idmap_build(m);
+	return m->st->samples_per_event ? 0 : -ENOMEM;
 }
 
 static int open_output(struct merger *m, char *tmp, size_t len)
@@ -354,7 +352,6 @@ static void merger_release(struct merger *m)
 		m->o->dec->delete(m->dec);
 	free(m->scratch);
 	free(m->auxidx);
-	free(m->ids);
 	free(m->obuf);
 	if (m->hits)
 		m->o->hits->delete(m->hits);

@@ -51,18 +51,12 @@ struct mframe {
 	struct mpass *pass;
 	uint64_t min, max, seq;
 };
-struct idmap {
-	uint64_t id;
-	uint32_t ev;
-};
 struct merger {
 	const struct merge_opts *o;
 	struct merge_stats *st;
 	struct pfile hdr;
 	struct pfile_check chk; /* every record written is checked against hdr first */
 	struct pfile_idlayout layout;
-	struct idmap *ids;
-	size_t nr_ids;
 	struct mshard *shards;
 	size_t nr_shards;
 	struct pheap sheap; /* shards with unread passes, by watermark */
@@ -95,7 +89,6 @@ bool frame_less(const void *a, const void *b);
 int merger__out_flush(struct merger *m);
 int merger__out_put(struct merger *m, const void *p, size_t len);
 int merger__out_round(struct merger *m);
-int idmap_build(struct merger *m);
 bool merger__account(struct merger *m, const struct perf_event_header *h);
 int auxidx_scan(struct merger *m, const unsigned char *buf, size_t len);
 int merger__emit(struct merger *m, const struct perf_event_header *h, size_t len);

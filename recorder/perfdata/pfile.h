@@ -308,8 +308,14 @@ struct pfile {
 	struct pfile_event *events;
 	size_t nr_events;
 	struct pfile_featset feats;
-	struct pfile_id_ent *id_index; /* sorted by id, for pfile__event_by_id */
-	size_t nr_id_index;
+	/*
+	 * Open addressing, a power of two at least twice the ids, empty slots
+	 * with ev SIZE_MAX: pfile__event_by_id runs for every record a merge
+	 * checks and counts, where a binary search over thousands of ids
+	 * (one per event and CPU) cost more than the rest of the check.
+	 */
+	struct pfile_id_ent *id_hash;
+	size_t id_hash_mask;
 };
 
 /*
@@ -425,6 +431,8 @@ size_t pfile__walk_records(const void *buf, size_t len, bool aligned, int *statu
 struct pfile_check {
 	const struct pfile *pf;
 	struct pfile_idlayout *lay; /* one per event of @pf */
+	/* per event: the one size its SAMPLEs have, 0 when they vary (callchains, ...) */
+	uint32_t *sample_size;
 };
 
 /* 0 / -ENOMEM. @pf must outlive @c. */

@@ -44,22 +44,61 @@ static const struct kspec kspec[KERNEL_TYPE_MAX + 1] = {
 	[PERF_RECORD_TEXT_POKE] = {12, false, true}, [21] = {8, false, true},
 };
 
+/* The u64 fields of a SAMPLE, in the order evsel__parse_sample() reads them. */
+#define SAMPLE_FIXED                                                                               \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |             \
+	 PERF_SAMPLE_PERIOD)
+#define SAMPLE_WEIGHTS (PERF_SAMPLE_WEIGHT | (1ULL << 24)) /* WEIGHT_STRUCT: one u64 either way */
+/* After the variable fields: the weight, these, REGS_INTR, the late ones, AUX. */
+#define SAMPLE_MID (PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION)
+#define SAMPLE_LATE                                                                                \
+	(PERF_SAMPLE_PHYS_ADDR | (1ULL << 21) /* CGROUP */ | (1ULL << 22) /* DATA_PAGE_SIZE */ |   \
+	 (1ULL << 23) /* CODE_PAGE_SIZE */)
+/* Fields whose size the record says: READ (a group's), CALLCHAIN, RAW, ..., AUX. */
+#define SAMPLE_VARIABLE                                                                            \
+	(PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK |   \
+	 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_REGS_INTR | (1ULL << 20))
+
+/*
+ * The size of every SAMPLE of an event without variable fields, 0 for the
+ * others: the full parse below gives the same verdict for those in one
+ * comparison (the merge checks every record it writes).
+ */
+static uint32_t sample_size(uint64_t st)
+{
+	if (st & SAMPLE_VARIABLE)
+		return 0;
+	return 8 * (1 + __builtin_popcountll(st & (SAMPLE_FIXED | SAMPLE_MID | SAMPLE_LATE)) +
+		    !!(st & SAMPLE_WEIGHTS));
+}
+
 int pfile_check__init(struct pfile_check *c, const struct pfile *pf)
 {
+	size_t n = pf->nr_events ? pf->nr_events : 1;
+
 	c->pf = pf;
-	c->lay = calloc(pf->nr_events ? pf->nr_events : 1, sizeof(*c->lay));
-	if (!c->lay)
+	c->lay = calloc(n, sizeof(*c->lay));
+	c->sample_size = calloc(n, sizeof(*c->sample_size));
+	if (!c->lay || !c->sample_size) {
+		pfile_check__release(c);
 		return -ENOMEM;
-	for (size_t i = 0; i < pf->nr_events; i++)
-		pfile_idlayout__init(&c->lay[i], pf->events[i].attr.sample_type,
-				     pf->events[i].attr.sample_id_all);
+	}
+	for (size_t i = 0; i < pf->nr_events; i++) {
+		const struct perf_event_attr *a = &pf->events[i].attr;
+
+		pfile_idlayout__init(&c->lay[i], a->sample_type, a->sample_id_all);
+		c->sample_size[i] = sample_size(a->sample_type);
+	}
 	return 0;
 }
 
 void pfile_check__release(struct pfile_check *c)
 {
 	free(c->lay);
+	free(c->sample_size);
 	c->lay = NULL;
+	c->sample_size = NULL;
 }
 
 
@@ -165,23 +204,15 @@ static bool sample_tail(struct pcursor *c, const struct perf_event_attr *a)
 /* The rest, WEIGHT to AUX. */
 static bool sample_tail2(struct pcursor *c, const struct perf_event_attr *a)
 {
-	static const uint64_t u64s[] = {
-		PERF_SAMPLE_WEIGHT | (1ULL << 24), PERF_SAMPLE_DATA_SRC, PERF_SAMPLE_TRANSACTION,
-	};
-	static const uint64_t u64s2[] = {
-		PERF_SAMPLE_PHYS_ADDR, 1ULL << 21 /* CGROUP */, 1ULL << 22 /* DATA_PAGE_SIZE */,
-		1ULL << 23 /* CODE_PAGE_SIZE */,
-	};
 	uint64_t st = a->sample_type;
+	uint64_t mid = !!(st & SAMPLE_WEIGHTS) + __builtin_popcountll(st & SAMPLE_MID);
 
-	for (size_t i = 0; i < sizeof(u64s) / sizeof(u64s[0]); i++)
-		if ((st & u64s[i]) && !pcursor__u64(c, NULL))
-			return false;
+	if (!pcursor__take(c, NULL, 8 * mid))
+		return false;
 	if ((st & PERF_SAMPLE_REGS_INTR) && !regs(c, a->sample_regs_intr))
 		return false;
-	for (size_t i = 0; i < sizeof(u64s2) / sizeof(u64s2[0]); i++)
-		if ((st & u64s2[i]) && !pcursor__u64(c, NULL))
-			return false;
+	if (!pcursor__take(c, NULL, 8ULL * __builtin_popcountll(st & SAMPLE_LATE)))
+		return false;
 	if ((st & (1ULL << 20)) /* AUX */ && !counted(c, 1))
 		return false;
 	return true;
@@ -208,10 +239,17 @@ static int check_sample(const struct pfile_check *c, const unsigned char *rec, s
 			return PFILE_CHECK_UNKNOWN_ID;
 		}
 	}
-	fixed = c->lay[ev].sample_type & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
-					  PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
-					  PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
-					  PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD);
+	if (c->sample_size[ev] && size < c->sample_size[ev]) {
+		*why = "sample does not parse against its sample_type";
+		return PFILE_CHECK_BAD;
+	}
+	if (c->sample_size[ev] && size > c->sample_size[ev]) {
+		*why = "sample longer than its sample_type";
+		return PFILE_CHECK_BAD;
+	}
+	if (c->sample_size[ev])
+		return PFILE_CHECK_OK;
+	fixed = c->lay[ev].sample_type & SAMPLE_FIXED;
 	if (!pcursor__take(&cur, NULL, 8ULL * __builtin_popcountll(fixed)) ||
 	    !sample_tail(&cur, &pf->events[ev].attr) || !sample_tail2(&cur, &pf->events[ev].attr)) {
 		*why = "sample does not parse against its sample_type";
