@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /*
  * The perf release whose format the files follow. HEADER_VERSION starts
@@ -388,12 +389,45 @@ struct pfile_idlayout {
 };
 
 void pfile_idlayout__init(struct pfile_idlayout *l, uint64_t sample_type, bool sample_id_all);
+
+/*
+ * The field at @sample_off of a SAMPLE, or @trailer_back bytes before the
+ * end of another kernel record. Inline with the two below: the merge reads
+ * a time and an id from every record it writes.
+ */
+static inline bool pfile_idlayout__field(const struct pfile_idlayout *l,
+					 const struct perf_event_header *h, int sample_off,
+					 int trailer_back, uint64_t *v)
+{
+	int off = sample_off;
+
+	if (h->type >= PFILE_REC_HEADER_ATTR) /* perf's user records carry neither */
+		return false;
+	if (h->type != PERF_RECORD_SAMPLE) {
+		if (!l->sample_id_all || trailer_back < 0 || (size_t)trailer_back + 8 > h->size)
+			return false;
+		off = h->size - trailer_back;
+	}
+	if (off < 0 || (size_t)off + 8 > h->size)
+		return false;
+	memcpy(v, (const char *)h + off, 8);
+	return true;
+}
+
 /* Timestamp of a kernel record; false for user types and records without one. */
-bool pfile_idlayout__time(const struct pfile_idlayout *l, const struct perf_event_header *h,
-			  uint64_t *time);
+static inline bool pfile_idlayout__time(const struct pfile_idlayout *l,
+					const struct perf_event_header *h, uint64_t *time)
+{
+	return pfile_idlayout__field(l, h, l->sample_time_off, l->trailer_time_back, time);
+}
+
 /* Sample id (IDENTIFIER or ID) of a kernel record; false if none. */
-bool pfile_idlayout__id(const struct pfile_idlayout *l, const struct perf_event_header *h,
-			uint64_t *id);
+static inline bool pfile_idlayout__id(const struct pfile_idlayout *l,
+				      const struct perf_event_header *h, uint64_t *id)
+{
+	return pfile_idlayout__field(l, h, l->sample_id_off, l->trailer_id_back, id);
+}
+
 /*
  * Writes the sample_id trailer for a synthesized record (perf's
  * perf_event__synthesize_id_sample): fields in sample_type order, @time,
@@ -409,7 +443,20 @@ size_t pfile_idlayout__write_trailer(const struct pfile_idlayout *l, void *dst, 
  * payload above PFILE_AUXTRACE_MAX. Reads 16 bytes at @h only for AUXTRACE
  * with header.size >= 16: callers check header.size fits first.
  */
-uint64_t pfile__rec_len(const struct perf_event_header *h);
+static inline uint64_t pfile__rec_len(const struct perf_event_header *hp)
+{
+	struct perf_event_header h;
+	uint64_t payload;
+
+	/* Copied: records after a COMPRESSED one (unpadded size) need not be aligned. */
+	memcpy(&h, hp, sizeof(h));
+	if (h.type != PFILE_REC_AUXTRACE)
+		return h.size;
+	if (h.size < sizeof(h) + sizeof(payload))
+		return UINT64_MAX;
+	memcpy(&payload, (const char *)hp + sizeof(h), sizeof(payload));
+	return payload > PFILE_AUXTRACE_MAX ? UINT64_MAX : h.size + payload;
+}
 
 /*
  * Walks the records of a stream: returns the bytes of whole records at its
