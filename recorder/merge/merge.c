@@ -334,39 +334,76 @@ void run_free(struct mrun *r)
 	free(r);
 }
 
-/* Writes the heap's best run's records while they stay first and final. */
+/* The heap's second-best run, which bounds how long its best stays first; NULL if none. */
+static const struct mrun *rheap_runner_up(const struct merger *m)
+{
+	if (m->nr_rheap < 2)
+		return NULL;
+	if (m->nr_rheap > 2 && run_less(m->rheap[2], m->rheap[1]))
+		return m->rheap[2];
+	return m->rheap[1];
+}
+
+/*
+ * One record of the best run, about to go out in the span that starts at
+ * @span: counted, and noted in the AUXTRACE index. A record dropped for an
+ * unknown id ends the span: 1 then, 0 kept, -errno.
+ */
+static int emit_one(struct merger *m, const struct mrun *r, const unsigned char *span)
+{
+	const struct perf_event_header *h = (const void *)r->pos;
+
+	if (r->time < m->last_time)
+		m->st->late++;
+	else
+		m->last_time = r->time;
+	if (!merger__account(m, h))
+		return 1;
+	if (h->type != PFILE_REC_AUXTRACE)
+		return 0;
+	/* Where it lands: the output position (m->ooff + m->olen) the span starts at, plus. */
+	return auxidx_add(m, h, m->ooff + m->olen + (r->pos - span));
+}
+
+/*
+ * Writes the heap's best run's records while they stay first and final.
+ * Each is counted, but they go out as one span: a run that leads for long
+ * costs one copy, and none into the buffer when the span outgrows it.
+ */
 int merger__emit_from_top(struct merger *m, uint64_t limit)
 {
 	struct mrun *r = m->rheap[0];
+	const struct mrun *next = rheap_runner_up(m);
+	const unsigned char *span = r->pos;
+	bool done;
 	int err;
 
 	for (;;) {
-		const struct perf_event_header *h = (const void *)r->pos;
+		size_t len = pfile__rec_len((const void *)r->pos);
 
-		if (r->time < m->last_time)
-			m->st->late++;
-		else
-			m->last_time = r->time;
-		err = merger__emit(m, h, pfile__rec_len(h));
-		if (err)
-			return err;
-		r->pos += pfile__rec_len(h);
-		if (r->pos >= r->end) {
-			m->rheap[0] = m->rheap[--m->nr_rheap];
-			run_free(r);
-			break;
+		err = emit_one(m, r, span);
+		if (err > 0) {
+			err = merger__out_put(m, span, r->pos - span);
+			span = r->pos + len;
 		}
+		if (err < 0)
+			return err;
+		r->pos += len;
+		done = r->pos >= r->end;
+		if (done)
+			break;
 		r->time = rec_time(m, (const void *)r->pos, r->time);
-		if (r->time > limit)
+		if (r->time > limit || (next && run_less(next, r)))
 			break;
-		/* Still the smallest? Compare with both children before sifting. */
-		if ((m->nr_rheap > 1 && run_less(m->rheap[1], r)) ||
-		    (m->nr_rheap > 2 && run_less(m->rheap[2], r)))
-			break;
+	}
+	err = merger__out_put(m, span, r->pos - span);
+	if (done) {
+		m->rheap[0] = m->rheap[--m->nr_rheap];
+		run_free(r);
 	}
 	if (m->nr_rheap)
 		rheap_sift_down(m, 0);
-	return 0;
+	return err;
 }
 
 /* ---- loading ---- */
@@ -551,41 +588,71 @@ static int pass_add_decompressed(struct merger *m, struct mshard *s, struct mpas
 	return runs_natural(m, mp, copy, n);
 }
 
-int pass_add_runs(struct merger *m, struct mshard *s, struct mpass *mp, bool *damaged)
+/* Notes a chunk's records, checked, for pass_add_runs to make runs of. 0 / -ENOMEM. */
+static int chunk_keep(struct merger *m, const unsigned char *data, size_t len)
+{
+	struct mchunk *n;
+
+	if (!len)
+		return 0;
+	n = array__grow(m->chunks, &m->cap_chunks, m->nr_chunks + 1, sizeof(*n), 64);
+	if (!n)
+		return -ENOMEM;
+	m->chunks = n;
+	m->chunks[m->nr_chunks++] = (struct mchunk){data, len};
+	return 0;
+}
+
+/*
+ * The pass's chunks, each checked, into m->chunks up to a corrupt one
+ * (*@corrupt). 0, 1 when a damaged record drops the pass, -errno.
+ */
+static int pass_check_chunks(struct merger *m, struct mshard *s, struct mpass *mp,
+			     bool *corrupt)
 {
 	const unsigned char *data;
 	size_t pos = 0, len;
 	uint32_t cpu;
 	int ret;
 
-	if (mp->p.compressed)
-		return pass_add_decompressed(m, s, mp, damaged);
-	/* Checked whole first: a damaged record drops the pass, not just what follows. */
+	m->nr_chunks = 0;
 	while ((ret = shard_pass__next_chunk(&mp->p, &pos, &cpu, &data, &len)) > 0) {
 		uint64_t base = mp->p.file_off + sizeof(struct shard_pass_rec) + (data - mp->p.buf);
 
 		if (merger__check_pass(m, s, mp, data, len, base, false))
-			return mp->dropped ? 0 : -EBADMSG;
-	}
-	pos = 0;
-	while ((ret = shard_pass__next_chunk(&mp->p, &pos, &cpu, &data, &len)) > 0) {
-		m->st->bytes_raw += len;
-		if (!len)
-			continue;
-		ret = run_add(m, mp, data, len);
+			return mp->dropped ? 1 : -EBADMSG;
+		ret = chunk_keep(m, data, len);
 		if (ret)
 			return ret;
 	}
-	if (ret < 0) {
-		snprintf(m->err, m->errlen, "%s: corrupt chunk in pass at offset %llu%s", s->r.name,
-			 (unsigned long long)mp->p.file_off,
-			 m->o->recover ? ": kept the records before it" : ": merge with --recover");
-		if (m->o->recover) {
-			*damaged = true;
-			ret = 0;
-		}
+	*corrupt = ret < 0;
+	return 0;
+}
+
+int pass_add_runs(struct merger *m, struct mshard *s, struct mpass *mp, bool *damaged)
+{
+	bool corrupt = false;
+	int ret;
+
+	if (mp->p.compressed)
+		return pass_add_decompressed(m, s, mp, damaged);
+	/* Checked whole first: a damaged record drops the pass, not just what follows. */
+	ret = pass_check_chunks(m, s, mp, &corrupt);
+	for (size_t i = 0; !ret && i < m->nr_chunks; i++) {
+		m->st->bytes_raw += m->chunks[i].len;
+		ret = run_add(m, mp, m->chunks[i].data, m->chunks[i].len);
 	}
-	return ret;
+	if (ret)
+		return ret > 0 ? 0 : ret;
+	if (!corrupt)
+		return 0;
+	snprintf(m->err, m->errlen, "%s: corrupt chunk in pass at offset %llu%s", s->r.name,
+		 (unsigned long long)mp->p.file_off,
+		 m->o->recover ? ": kept the records before it" : ": merge with --recover");
+	if (!m->o->recover)
+		return -EBADMSG;
+	*damaged = true;
+	return 0;
 }
 
 void merger__progress(struct merger *m, uint64_t done)

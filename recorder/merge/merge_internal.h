@@ -46,6 +46,11 @@ struct mshard {
 	bool eof;
 	bool damaged; /* counted in damaged_shards */
 };
+/* A checked chunk of a pass, before it becomes runs. */
+struct mchunk {
+	const unsigned char *data;
+	size_t len;
+};
 /* A compressed pass kept whole: its frame is copied as is. */
 struct mframe {
 	struct mpass *pass;
@@ -62,6 +67,8 @@ struct merger {
 	struct pheap sheap; /* shards with unread passes, by watermark */
 	struct mrun **rheap;
 	size_t nr_rheap, cap_rheap;
+	struct mchunk *chunks; /* the pass being loaded (pass_add_runs) */
+	size_t nr_chunks, cap_chunks;
 	struct pheap fheap; /* compressed frames, by first timestamp */
 	bool frames;           /* compressed shards merged frame by frame */
 	uint64_t round_max, prev_round_max, emitted_max;
