@@ -423,8 +423,12 @@ int merge__run(const struct merge_opts *o, struct merge_stats *st, char *err, si
 	if (ret)
 		goto out;
 	ret = write_file(&m);
-	/* Complete or absent: on disk before it takes the output's name. */
-	if (!ret && fsync(m.out_fd))
+	/*
+	 * Complete or absent: on disk before it takes the output's name.
+	 * fdatasync: the data and what reading it back needs (size, blocks),
+	 * not the timestamps; most of it is on disk already (out_writeback).
+	 */
+	if (!ret && fdatasync(m.out_fd))
 		ret = -errno;
 	if (close(m.out_fd) && !ret)
 		ret = -errno;

@@ -27,6 +27,8 @@
 #define MERGE_SLACK_NS (10ULL * 1000 * 1000)
 #define OUT_BUF_SIZE (1U << 20)
 #define ROUND_BYTES (256U << 10)
+#define WRITEBACK_STEP (16ULL << 20) /* merge.c out_writeback */
+#define WRITEBACK_LAG 4
 #define MAX_SHARDS 65536
 struct mpass {
 	struct shard_pass p;
@@ -80,6 +82,7 @@ struct merger {
 	unsigned char *obuf;
 	size_t olen;
 	uint64_t ooff, data_start, since_round, last_time;
+	uint64_t wb_off; /* output below it handed to the disk (out_writeback) */
 	uint64_t unknown_ids;
 	struct pfile_section *auxidx; /* HEADER_AUXTRACE: {file offset, header.size} per AUXTRACE */
 	size_t nr_auxidx, cap_auxidx;
