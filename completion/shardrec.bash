@@ -64,7 +64,8 @@ _shardrec()
 		-o | --output | --topology-xml | --plot) COMPREPLY=($(compgen -f -- "$cur")) ;;
 		-C | --cpu | -p | --pid | -t | --tid | -u | --uid | -G | --cgroup | -F | --freq | \
 			-c | --count | -m | --mmap-pages | -D | --delay | -r | --realtime | \
-			--max-size | --filter | --control | --synthetic | --ready-timeout) ;;
+			--max-size | --filter | --control | --synthetic | --ready-timeout | --kill-wait | \
+			--merge-rate) ;;
 		*)
 			if [[ $cur == -* ]]; then
 				local opts

@@ -1,8 +1,9 @@
 # shardrec job without a batch system: plain record semantics outside one, and
 # two ranks of a simulated Slurm step (SLURM_* variables) on this machine: the
 # rendezvous, the recorder waiting for the other rank, exit statuses, names,
-# JSON, SIGTERM with an app that checkpoints, a failed recording, a rank with
-# no recorder. tests/slurm/run.sh does the same under a real Slurm.
+# JSON, SIGTERM with an app that checkpoints, no time left for the merge, a
+# failed recording, a rank with no recorder. tests/slurm/run.sh does the same
+# under a real Slurm.
 . "$(dirname "$0")/lib.sh"
 need_perf_event
 for v in $(compgen -e | grep -E '^(SLURM|OMPI_|PMIX_|PMI_|MPI_LOCAL|PALS_)'); do unset "$v"; done
@@ -94,6 +95,33 @@ cat term.err
 check_perf_file term.data
 [ "$(json_field term.data.json stop_signal)" = SIGTERM ] || fail "json stop_signal"
 [ "$(json_field term.data.json exit_status)" = 3 ] || fail "json exit_status"
+
+# No time left for the merge (--kill-wait 0): SIGTERM keeps the shards whole and
+# the summary gives the merge command, which makes the file; likewise an app
+# that ends on its own at the job's end time (SLURM_JOB_END_TIME).
+(STEP=10 NTASKS=1 rank 0 --kill-wait 0 -o kept.data -- sh -c 'trap "exit 3" TERM; while :; do sleep 0.1; done') \
+	2>kept.err &
+pid=$!
+bg+=("$pid")
+for _ in $(seq 100); do [ -e "$TMPDIR/shardrec-job.$(id -u).77.10/ready" ] && break; sleep 0.05; done
+sleep 0.3
+kill -TERM "$pid"
+set +e
+wait "$pid"
+rc=$?
+set -e
+cat kept.err
+[ "$rc" = 3 ] || fail "no time left: exit $rc, want the app's 3"
+[ ! -e kept.data ] && [ -d kept.data.shards ] || fail "no time left: the merge ran anyway"
+cmd=$(sed -n 's/.*shards kept, merge with: \(.*\) \]$/\1/p' kept.err)
+[ "$cmd" = "shardrec merge --recover kept.data.shards -o kept.data" ] || fail "no time left: command '$cmd'"
+[ "$(json_field kept.data.json merge_command)" = "$cmd" ] || { cat kept.data.json; fail "json merge_command"; }
+"$SHARDREC" ${cmd#shardrec } 2>/dev/null || fail "$cmd failed"
+check_perf_file kept.data
+(export SLURM_JOB_END_TIME=$(date +%s); STEP=11 NTASKS=1 rank 0 --kill-wait 0 -q -o late.data -- \
+	"$PROGS/hot" 100) 2>late.err || { cat late.err; fail "at the end time: the app's exit"; }
+grep -q "merge with: shardrec merge --recover late.data.shards -o late.data ]" late.err ||
+	{ cat late.err; fail "at the end time: merged with no time left"; }
 
 # Recording cannot start: the app still runs, the other rank is released at once.
 (STEP=7 rank 1 -- true) 2>f1.err &
