@@ -343,8 +343,25 @@ int pfile__openat(struct pfile *pf, int dirfd, const char *name, int flags, cons
 		  char *err, size_t errlen);
 void pfile__close(struct pfile *pf);
 
-/* Returns the event whose ids contain @id, or NULL. */
-const struct pfile_event *pfile__event_by_id(const struct pfile *pf, uint64_t id);
+/* @id's first slot in pf->id_hash. Kernel ids are consecutive: a multiplicative hash spreads them. */
+static inline size_t pfile__id_slot(uint64_t id, size_t mask)
+{
+	return (size_t)((id * 0x9e3779b97f4a7c15ULL) >> 32) & mask;
+}
+
+/* Returns the event whose ids contain @id, or NULL. Inline: the merge asks for every record. */
+static inline const struct pfile_event *pfile__event_by_id(const struct pfile *pf, uint64_t id)
+{
+	size_t i;
+
+	if (!pf->id_hash)
+		return NULL;
+	for (i = pfile__id_slot(id, pf->id_hash_mask); pf->id_hash[i].ev != SIZE_MAX;
+	     i = (i + 1) & pf->id_hash_mask)
+		if (pf->id_hash[i].id == id)
+			return &pf->events[pf->id_hash[i].ev];
+	return NULL;
+}
 
 /*
  * Sequential record reader over [start, start+len) of an fd, buffered.

@@ -266,16 +266,10 @@ static int events__load(struct pfile *pf, char *err, size_t errlen, const char *
 	return ret;
 }
 
-static size_t id_hash__slot(uint64_t id, size_t mask)
-{
-	/* Kernel ids are consecutive: a multiplicative hash spreads them. */
-	return (size_t)((id * 0x9e3779b97f4a7c15ULL) >> 32) & mask;
-}
-
 /* Adds @id -> @ev; false when @id is there already. */
 static bool id_hash__add(struct pfile *pf, uint64_t id, size_t ev)
 {
-	size_t i = id_hash__slot(id, pf->id_hash_mask);
+	size_t i = pfile__id_slot(id, pf->id_hash_mask);
 
 	for (; pf->id_hash[i].ev != SIZE_MAX; i = (i + 1) & pf->id_hash_mask)
 		if (pf->id_hash[i].id == id)
@@ -531,19 +525,6 @@ void pfile__close(struct pfile *pf)
 		close(pf->fd);
 	memset(pf, 0, sizeof(*pf));
 	pf->fd = -1;
-}
-
-const struct pfile_event *pfile__event_by_id(const struct pfile *pf, uint64_t id)
-{
-	size_t i;
-
-	if (!pf->id_hash)
-		return NULL;
-	for (i = id_hash__slot(id, pf->id_hash_mask); pf->id_hash[i].ev != SIZE_MAX;
-	     i = (i + 1) & pf->id_hash_mask)
-		if (pf->id_hash[i].id == id)
-			return &pf->events[pf->id_hash[i].ev];
-	return NULL;
 }
 
 /* ---- record reader ---- */
