@@ -80,66 +80,23 @@ bool frame_less(const void *a, const void *b)
 
 /* ---- output ---- */
 
-/*
- * Write-behind: every WRITEBACK_STEP bytes of output go to the disk as soon
- * as they are written, and the step WRITEBACK_LAG steps back is waited
- * for. The merge's CPU work and the disk overlap (a final fsync alone would
- * run them one after the other), the disk queue stays deep, and the dirty
- * page cache, which a job's memory cgroup pays for, stays bounded. Errors
- * are left to the final fdatasync: the kernel keeps a writeback error for it.
- */
-static void out_writeback(struct merger *m)
-{
-	const unsigned wait = SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
-			      SYNC_FILE_RANGE_WAIT_AFTER;
-	const uint64_t behind = WRITEBACK_LAG * WRITEBACK_STEP;
-
-	while (m->ooff - m->wb_off >= WRITEBACK_STEP) {
-		if (m->wb_off >= behind)
-			sync_file_range(m->out_fd, m->wb_off - behind, WRITEBACK_STEP, wait);
-		sync_file_range(m->out_fd, m->wb_off, WRITEBACK_STEP, SYNC_FILE_RANGE_WRITE);
-		m->wb_off += WRITEBACK_STEP;
-	}
-}
-
-/* Writes @len bytes at the output position, bypassing the (empty) buffer. */
-static int out_direct(struct merger *m, const void *p, size_t len)
-{
-	int err = pfile__pwrite_full(m->out_fd, p, len, m->ooff);
-
-	if (err) {
-		snprintf(m->err, m->errlen, "%s: write failed: %s", m->o->output, strerror(-err));
-		return err;
-	}
-	m->ooff += len;
-	out_writeback(m);
-	return 0;
-}
-
 int merger__out_flush(struct merger *m)
 {
-	int err = out_direct(m, m->obuf, m->olen);
+	int err = merge_out__sync(&m->out);
 
-	if (!err)
-		m->olen = 0;
+	if (err)
+		snprintf(m->err, m->errlen, "%s: write failed: %s", m->o->output, strerror(-err));
 	return err;
 }
 
 int merger__out_put(struct merger *m, const void *p, size_t len)
 {
-	int err;
+	int err = merge_out__put(&m->out, p, len);
 
-	if (m->olen + len > OUT_BUF_SIZE) {
-		err = merger__out_flush(m);
-		if (err)
-			return err;
-	}
 	m->since_round += len;
-	if (len > OUT_BUF_SIZE)
-		return out_direct(m, p, len); /* a whole compressed pass: no copy */
-	memcpy(m->obuf + m->olen, p, len);
-	m->olen += len;
-	return 0;
+	if (err)
+		snprintf(m->err, m->errlen, "%s: write failed: %s", m->o->output, strerror(-err));
+	return err;
 }
 
 int merger__out_round(struct merger *m)
@@ -288,7 +245,7 @@ bool merger__account(struct merger *m, const struct perf_event_header *h)
 	return true;
 }
 
-/* Notes where an AUXTRACE record lands in the output: m->ooff + m->olen before it is put. */
+/* Notes where an AUXTRACE record lands in the output: merge_out__pos before it is put. */
 static int auxidx_add(struct merger *m, const struct perf_event_header *h, uint64_t off)
 {
 	struct pfile_section *n =
@@ -305,7 +262,7 @@ static int auxidx_add(struct merger *m, const struct perf_event_header *h, uint6
 /* The AUXTRACE records among the top-level records of @buf, about to be put whole. */
 int auxidx_scan(struct merger *m, const unsigned char *buf, size_t len)
 {
-	uint64_t base = m->ooff + m->olen;
+	uint64_t base = merge_out__pos(&m->out);
 	int err = 0;
 
 	for (size_t pos = 0; !err && pos < len;) {
@@ -328,14 +285,14 @@ int merger__emit(struct merger *m, const struct perf_event_header *h, size_t len
 	if (!merger__account(m, h))
 		return 0;
 	if (h->type == PFILE_REC_AUXTRACE) {
-		err = auxidx_add(m, h, m->ooff + m->olen);
+		err = auxidx_add(m, h, merge_out__pos(&m->out));
 		if (err)
 			return err;
 	}
 	return merger__out_put(m, h, len);
 }
 
-static uint64_t rec_time(const struct merger *m, const struct perf_event_header *h, uint64_t prev)
+static inline uint64_t rec_time(const struct merger *m, const struct perf_event_header *h, uint64_t prev)
 {
 	uint64_t t;
 
@@ -384,8 +341,8 @@ static int emit_one(struct merger *m, const struct mrun *r, const unsigned char 
 		return 1;
 	if (h->type != PFILE_REC_AUXTRACE)
 		return 0;
-	/* Where it lands: the output position (m->ooff + m->olen) the span starts at, plus. */
-	return auxidx_add(m, h, m->ooff + m->olen + (r->pos - span));
+	/* Where it lands: the output position the span starts at, plus. */
+	return auxidx_add(m, h, merge_out__pos(&m->out) + (r->pos - span));
 }
 
 /*

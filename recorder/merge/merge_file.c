@@ -212,7 +212,7 @@ static int finish_features(struct merger *m, struct pfile_header *fh)
 	if (!err && m->hits)
 		err = m->o->hits->encode(m->hits, fs, &m->st->nr_build_ids);
 	if (!err)
-		err = pfile__write_features(m->out_fd, m->ooff, fs, fh->features, &end);
+		err = pfile__write_features(m->out_fd, merge_out__pos(&m->out), fs, fh->features, &end);
 	return err;
 }
 
@@ -226,8 +226,9 @@ static int write_file(struct merger *m)
 				 &fh.attrs, &m->data_start);
 	if (err)
 		return err;
-	m->ooff = m->data_start;
-	err = copy_prologue(m);
+	err = merge_out__init(&m->out, m->out_fd, m->data_start);
+	if (!err)
+		err = copy_prologue(m);
 	if (!err)
 		err = copy_file(m, &m->tail_synth, "tail.synth");
 	if (!err)
@@ -239,8 +240,8 @@ static int write_file(struct merger *m)
 	if (err)
 		return err;
 	fh.data.offset = m->data_start;
-	fh.data.size = m->ooff - m->data_start;
-	m->st->bytes_out = m->ooff;
+	fh.data.size = merge_out__pos(&m->out) - m->data_start;
+	m->st->bytes_out = merge_out__pos(&m->out);
 	err = finish_features(m, &fh);
 	if (!err)
 		err = pfile__write_header(m->out_fd, &fh);
@@ -353,7 +354,7 @@ static void merger_release(struct merger *m)
 		m->o->dec->delete(m->dec);
 	free(m->scratch);
 	free(m->auxidx);
-	free(m->obuf);
+	merge_out__release(&m->out);
 	if (m->hits)
 		m->o->hits->delete(m->hits);
 	merge_run__release(m);
@@ -389,9 +390,6 @@ static int merger_init(struct merger *m)
 		err = merge_run__check(m);
 	if (err)
 		return err;
-	m->obuf = malloc(OUT_BUF_SIZE);
-	if (!m->obuf)
-		return -ENOMEM;
 	if (m->o->dec) {
 		m->dec = m->o->dec->new();
 		if (!m->dec)
@@ -423,6 +421,7 @@ int merge__run(const struct merge_opts *o, struct merge_stats *st, char *err, si
 	if (ret)
 		goto out;
 	ret = write_file(&m);
+	merge_out__release(&m.out); /* its writer is done before the fd closes */
 	/*
 	 * Complete or absent: on disk before it takes the output's name.
 	 * fdatasync: the data and what reading it back needs (size, blocks),

@@ -17,6 +17,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,7 @@
 #define MERGE_SLACK_NS (10ULL * 1000 * 1000)
 #define OUT_BUF_SIZE (1U << 20)
 #define ROUND_BYTES (256U << 10)
-#define WRITEBACK_STEP (16ULL << 20) /* merge.c out_writeback */
+#define WRITEBACK_STEP (16ULL << 20) /* merge_out.c */
 #define WRITEBACK_LAG 4
 #define MAX_SHARDS 65536
 struct mpass {
@@ -58,6 +59,25 @@ struct mframe {
 	struct mpass *pass;
 	uint64_t min, max, seq;
 };
+/* The output stream (merge_out.c): two buffers, one being written by a writer thread. */
+struct merge_out {
+	int fd;
+	uint64_t off;           /* file offset of buf[cur]'s first byte */
+	unsigned char *buf[2];
+	size_t len;             /* bytes in buf[cur] */
+	int cur;
+	uint64_t wb_off;        /* output below it handed to the disk */
+	pthread_t thread;
+	bool have_thread, have_lock;
+	pthread_mutex_t lock;   /* guards what follows, shared with the writer */
+	pthread_cond_t cond;
+	const void *job;        /* the buffer being written, NULL when idle */
+	size_t job_len;
+	uint64_t job_off;
+	bool stop;
+	int err;                /* the writer's first error */
+};
+
 struct merger {
 	const struct merge_opts *o;
 	struct merge_stats *st;
@@ -79,10 +99,8 @@ struct merger {
 	size_t scratch_cap;
 	uint64_t run_seq, slack;
 	int dirfd, out_fd;
-	unsigned char *obuf;
-	size_t olen;
-	uint64_t ooff, data_start, since_round, last_time;
-	uint64_t wb_off; /* output below it handed to the disk (out_writeback) */
+	struct merge_out out;
+	uint64_t data_start, since_round, last_time;
 	uint64_t unknown_ids;
 	struct pfile_section *auxidx; /* HEADER_AUXTRACE: {file offset, header.size} per AUXTRACE */
 	size_t nr_auxidx, cap_auxidx;
@@ -93,6 +111,20 @@ struct merger {
 	char *err;
 	size_t errlen;
 };
+
+/* merge_out.c: 0 / -ENOMEM; writes at @off of @fd, in a writer thread when one starts. */
+int merge_out__init(struct merge_out *o, int fd, uint64_t off);
+/* Appends @len bytes. 0 / -errno of this or an earlier write. */
+int merge_out__put(struct merge_out *o, const void *p, size_t len);
+/* Everything put is written (not yet synced). 0 / -errno of any write. */
+int merge_out__sync(struct merge_out *o);
+/* Stops the writer (after its last write) and frees the buffers; accepts a zeroed @o. */
+void merge_out__release(struct merge_out *o);
+/* Where the next byte put lands in the file. */
+static inline uint64_t merge_out__pos(const struct merge_out *o)
+{
+	return o->off + o->len;
+}
 
 bool shard_less(const void *a, const void *b);
 bool frame_less(const void *a, const void *b);
