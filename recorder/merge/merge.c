@@ -108,16 +108,6 @@ int merger__out_round(struct merger *m)
 	return merger__out_put(m, &h, sizeof(h));
 }
 
-/* ---- ids ---- */
-
-/* The index of @id's event in header.data, -1 for none. */
-static long event_of(const struct merger *m, uint64_t id)
-{
-	const struct pfile_event *ev = pfile__event_by_id(&m->hdr, id);
-
-	return ev ? ev - m->hdr.events : -1;
-}
-
 /* ---- checking what is written ---- */
 
 /* How a damaged record's message ends: what --recover does, or did, with it. */
@@ -148,22 +138,40 @@ int merger__check_file_rec(struct merger *m, const char *name, const struct perf
 	return 1;
 }
 
+/* A record's time, or @prev for one without (runs keep their order around it). */
+static inline uint64_t rec_time(const struct merger *m, const struct perf_event_header *h,
+				uint64_t prev)
+{
+	uint64_t t;
+
+	return pfile_idlayout__time(&m->layout, h, &t) ? t : prev;
+}
+
 /*
  * The records of a pass about to be merged, @len bytes of whole records at
  * @buf: at shard offset @base, or (UINT64_MAX) decompressed or gathered
  * from its chunks. A damaged one damages the pass: 0 all fine, 1 the pass
  * is dropped (--recover, mp->dropped), -EBADMSG. In a frame (@frame), a
- * record of unknown id cannot be cut out either.
+ * record of unknown id cannot be cut out either. *@sorted (unless NULL):
+ * whether the records are in time order, found on the same walk.
  */
 int merger__check_pass(struct merger *m, struct mshard *s, struct mpass *mp,
-		       const unsigned char *buf, size_t len, uint64_t base, bool frame)
+		       const unsigned char *buf, size_t len, uint64_t base, bool frame,
+		       bool *sorted)
 {
+	uint64_t prev = 0;
+	bool in_order = true;
+
 	for (size_t pos = 0; pos < len;) {
 		struct perf_event_header h = {0};
 		const char *why;
 		int r = pfile_check__record(&m->chk, buf + pos, len - pos, &why);
 
 		if (r == PFILE_CHECK_OK || (r == PFILE_CHECK_UNKNOWN_ID && !frame)) {
+			uint64_t t = rec_time(m, (const void *)(buf + pos), prev);
+
+			in_order &= t >= prev;
+			prev = t;
 			pos += pfile__rec_len((const void *)(buf + pos));
 			continue;
 		}
@@ -183,6 +191,8 @@ int merger__check_pass(struct merger *m, struct mshard *s, struct mpass *mp,
 		mp->dropped = true;
 		return 1;
 	}
+	if (sorted)
+		*sorted = in_order;
 	return 0;
 }
 
@@ -206,12 +216,12 @@ bool merger__account(struct merger *m, const struct perf_event_header *h)
 	st->records++;
 	/* perf also rejects other kernel records with an unknown id; 0 = synthesized */
 	if (h->type != PERF_RECORD_SAMPLE && pfile_idlayout__id(&m->layout, h, &id) && id &&
-	    event_of(m, id) < 0) {
+	    pfile__event_index(&m->hdr, id) < 0) {
 		m->unknown_ids++;
 		return false;
 	}
 	if (h->type == PERF_RECORD_SAMPLE) {
-		if (!pfile_idlayout__id(&m->layout, h, &id) || (ev = event_of(m, id)) < 0) {
+		if (!pfile_idlayout__id(&m->layout, h, &id) || (ev = pfile__event_index(&m->hdr, id)) < 0) {
 			m->unknown_ids++;
 			return false;
 		}
@@ -290,13 +300,6 @@ int merger__emit(struct merger *m, const struct perf_event_header *h, size_t len
 			return err;
 	}
 	return merger__out_put(m, h, len);
-}
-
-static inline uint64_t rec_time(const struct merger *m, const struct perf_event_header *h, uint64_t prev)
-{
-	uint64_t t;
-
-	return pfile_idlayout__time(&m->layout, h, &t) ? t : prev;
 }
 
 void pass_put(struct mpass *p)
@@ -403,13 +406,16 @@ static int recidx_cmp(const void *a, const void *b)
 }
 
 /* The rare out-of-order chunk: copy its records into time order. */
-static int run_sort(struct merger *m, struct mrun *r, size_t nr)
+static int run_sort(struct merger *m, struct mrun *r)
 {
-	struct recidx *idx = malloc(nr * sizeof(*idx));
-	size_t len = r->end - r->pos, i = 0;
+	size_t len = r->end - r->pos, i = 0, nr = 0;
+	struct recidx *idx;
 	uint64_t prev = 0;
 	unsigned char *own;
 
+	for (const unsigned char *p = r->pos; p < r->end; nr++)
+		p += pfile__rec_len((const void *)p);
+	idx = malloc(nr * sizeof(*idx));
 	if (!idx)
 		return -ENOMEM;
 	for (const unsigned char *p = r->pos; p < r->end; i++) {
@@ -434,12 +440,11 @@ static int run_sort(struct merger *m, struct mrun *r, size_t nr)
 	return 0;
 }
 
-static int run_add(struct merger *m, struct mpass *mp, const unsigned char *data, size_t len)
+/* A run of @len bytes at @data, @sorted in time order or not (then sorted here). */
+static int run_add(struct merger *m, struct mpass *mp, const unsigned char *data, size_t len,
+		   bool sorted)
 {
 	struct mrun *r = calloc(1, sizeof(*r));
-	uint64_t prev = 0;
-	size_t nr = 0;
-	bool sorted = true;
 	int err;
 
 	if (!r)
@@ -449,15 +454,7 @@ static int run_add(struct merger *m, struct mpass *mp, const unsigned char *data
 	r->pos = data;
 	r->end = data + len;
 	r->seq = m->run_seq++;
-	for (const unsigned char *p = data; p < r->end; nr++) {
-		const struct perf_event_header *h = (const void *)p;
-		uint64_t t = rec_time(m, h, prev);
-
-		sorted &= t >= prev;
-		prev = t;
-		p += pfile__rec_len(h);
-	}
-	err = sorted ? 0 : run_sort(m, r, nr);
+	err = sorted ? 0 : run_sort(m, r);
 	if (!err) {
 		/* A run opening with an untimed AUXTRACE (AUX bytes, no ring record) sits at its pass. */
 		r->time = rec_time(m, (const void *)r->pos, mp->p.wtime);
@@ -490,11 +487,11 @@ static int runs_natural(struct merger *m, struct mpass *mp, const unsigned char 
 		off += pfile__rec_len(h);
 	}
 	if (nr == RUNS_MAX)
-		return run_add(m, mp, buf, len);
+		return run_add(m, mp, buf, len, false);
 	cut[nr++] = len;
 	for (size_t i = 0; !err && i < nr; start = cut[i++])
 		if (cut[i] > start)
-			err = run_add(m, mp, buf + start, cut[i] - start);
+			err = run_add(m, mp, buf + start, cut[i] - start, true);
 	return err;
 }
 
@@ -556,7 +553,7 @@ static int pass_add_decompressed(struct merger *m, struct mshard *s, struct mpas
 	if (n < 0)
 		return n;
 	m->st->bytes_raw += n;
-	if (merger__check_pass(m, s, mp, m->scratch, n, UINT64_MAX, false))
+	if (merger__check_pass(m, s, mp, m->scratch, n, UINT64_MAX, false, NULL))
 		return mp->dropped ? 0 : -EBADMSG;
 	copy = malloc(n ? n : 1);
 	if (!copy)
@@ -569,7 +566,7 @@ static int pass_add_decompressed(struct merger *m, struct mshard *s, struct mpas
 }
 
 /* Notes a chunk's records, checked, for pass_add_runs to make runs of. 0 / -ENOMEM. */
-static int chunk_keep(struct merger *m, const unsigned char *data, size_t len)
+static int chunk_keep(struct merger *m, const unsigned char *data, size_t len, bool sorted)
 {
 	struct mchunk *n;
 
@@ -579,7 +576,7 @@ static int chunk_keep(struct merger *m, const unsigned char *data, size_t len)
 	if (!n)
 		return -ENOMEM;
 	m->chunks = n;
-	m->chunks[m->nr_chunks++] = (struct mchunk){data, len};
+	m->chunks[m->nr_chunks++] = (struct mchunk){data, len, sorted};
 	return 0;
 }
 
@@ -599,9 +596,11 @@ static int pass_check_chunks(struct merger *m, struct mshard *s, struct mpass *m
 	while ((ret = shard_pass__next_chunk(&mp->p, &pos, &cpu, &data, &len)) > 0) {
 		uint64_t base = mp->p.file_off + sizeof(struct shard_pass_rec) + (data - mp->p.buf);
 
-		if (merger__check_pass(m, s, mp, data, len, base, false))
+		bool sorted;
+
+		if (merger__check_pass(m, s, mp, data, len, base, false, &sorted))
 			return mp->dropped ? 1 : -EBADMSG;
-		ret = chunk_keep(m, data, len);
+		ret = chunk_keep(m, data, len, sorted);
 		if (ret)
 			return ret;
 	}
@@ -620,7 +619,7 @@ int pass_add_runs(struct merger *m, struct mshard *s, struct mpass *mp, bool *da
 	ret = pass_check_chunks(m, s, mp, &corrupt);
 	for (size_t i = 0; !ret && i < m->nr_chunks; i++) {
 		m->st->bytes_raw += m->chunks[i].len;
-		ret = run_add(m, mp, m->chunks[i].data, m->chunks[i].len);
+		ret = run_add(m, mp, m->chunks[i].data, m->chunks[i].len, m->chunks[i].sorted);
 	}
 	if (ret)
 		return ret > 0 ? 0 : ret;

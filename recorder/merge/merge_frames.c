@@ -74,9 +74,9 @@ static int frame_add(struct merger *m, struct mshard *s, struct mpass *mp, bool 
 	/* A frame is copied whole: its records, and the payload around them, all checked. */
 	if (mp->p.compressed && !mp->p.truncated && !*damaged &&
 	    merger__check_pass(m, s, mp, mp->p.buf, mp->p.len,
-			       mp->p.file_off + sizeof(struct shard_pass_rec), true))
+			       mp->p.file_off + sizeof(struct shard_pass_rec), true, NULL))
 		return mp->dropped ? 0 : -EBADMSG;
-	if (merger__check_pass(m, s, mp, m->scratch, n, UINT64_MAX, true))
+	if (merger__check_pass(m, s, mp, m->scratch, n, UINT64_MAX, true, NULL))
 		return mp->dropped ? 0 : -EBADMSG;
 	f = calloc(1, sizeof(*f));
 	if (!f)

@@ -53,6 +53,7 @@ struct mshard {
 struct mchunk {
 	const unsigned char *data;
 	size_t len;
+	bool sorted; /* in time order (a ring's records but for nested NMIs) */
 };
 /* A compressed pass kept whole: its frame is copied as is. */
 struct mframe {
@@ -114,8 +115,17 @@ struct merger {
 
 /* merge_out.c: 0 / -ENOMEM; writes at @off of @fd, in a writer thread when one starts. */
 int merge_out__init(struct merge_out *o, int fd, uint64_t off);
-/* Appends @len bytes. 0 / -errno of this or an earlier write. */
-int merge_out__put(struct merge_out *o, const void *p, size_t len);
+/* merge_out__put past the buffer's end: hands it off first. */
+int merge_out__put_slow(struct merge_out *o, const void *p, size_t len);
+/* Appends @len bytes. 0 / -errno of this or an earlier write. Inline: once per record or span. */
+static inline int merge_out__put(struct merge_out *o, const void *p, size_t len)
+{
+	if (o->len + len > OUT_BUF_SIZE)
+		return merge_out__put_slow(o, p, len);
+	memcpy(o->buf[o->cur] + o->len, p, len);
+	o->len += len;
+	return 0;
+}
 /* Everything put is written (not yet synced). 0 / -errno of any write. */
 int merge_out__sync(struct merge_out *o);
 /* Stops the writer (after its last write) and frees the buffers; accepts a zeroed @o. */
@@ -137,7 +147,8 @@ int merger__emit(struct merger *m, const struct perf_event_header *h, size_t len
 int merger__check_file_rec(struct merger *m, const char *name, const struct perf_event_header *h,
 			   size_t len, uint64_t off);
 int merger__check_pass(struct merger *m, struct mshard *s, struct mpass *mp,
-		       const unsigned char *buf, size_t len, uint64_t base, bool frame);
+		       const unsigned char *buf, size_t len, uint64_t base, bool frame,
+		       bool *sorted);
 void pass_put(struct mpass *p);
 void run_free(struct mrun *r);
 int merger__emit_from_top(struct merger *m, uint64_t limit);

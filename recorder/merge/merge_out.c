@@ -126,12 +126,10 @@ static int out_handoff(struct merge_out *o)
 	return err;
 }
 
-int merge_out__put(struct merge_out *o, const void *p, size_t len)
+int merge_out__put_slow(struct merge_out *o, const void *p, size_t len)
 {
-	int err = 0;
+	int err = out_handoff(o);
 
-	if (o->len + len > OUT_BUF_SIZE)
-		err = out_handoff(o);
 	if (err)
 		return err;
 	if (len > OUT_BUF_SIZE) {

@@ -349,18 +349,26 @@ static inline size_t pfile__id_slot(uint64_t id, size_t mask)
 	return (size_t)((id * 0x9e3779b97f4a7c15ULL) >> 32) & mask;
 }
 
-/* Returns the event whose ids contain @id, or NULL. Inline: the merge asks for every record. */
-static inline const struct pfile_event *pfile__event_by_id(const struct pfile *pf, uint64_t id)
+/* The index of the event whose ids contain @id, or -1. Inline: the merge asks for every record. */
+static inline long pfile__event_index(const struct pfile *pf, uint64_t id)
 {
 	size_t i;
 
 	if (!pf->id_hash)
-		return NULL;
+		return -1;
 	for (i = pfile__id_slot(id, pf->id_hash_mask); pf->id_hash[i].ev != SIZE_MAX;
 	     i = (i + 1) & pf->id_hash_mask)
 		if (pf->id_hash[i].id == id)
-			return &pf->events[pf->id_hash[i].ev];
-	return NULL;
+			return pf->id_hash[i].ev;
+	return -1;
+}
+
+/* Returns the event whose ids contain @id, or NULL. */
+static inline const struct pfile_event *pfile__event_by_id(const struct pfile *pf, uint64_t id)
+{
+	long ev = pfile__event_index(pf, id);
+
+	return ev < 0 ? NULL : &pf->events[ev];
 }
 
 /*

@@ -110,13 +110,6 @@ static uint64_t u64_at(const unsigned char *p)
 	return v;
 }
 
-/* The event of a known id; -1 for none. */
-static long event_of(const struct pfile *pf, uint64_t id)
-{
-	const struct pfile_event *ev = pfile__event_by_id(pf, id);
-
-	return ev ? ev - pf->events : -1;
-}
 
 /* read_format values, as in a SAMPLE's READ field or a READ record. */
 static bool read_values(struct pcursor *c, uint64_t rf)
@@ -233,7 +226,7 @@ static int check_sample(const struct pfile_check *c, const unsigned char *rec, s
 			return PFILE_CHECK_BAD;
 		}
 		id = u64_at(rec + l0->sample_id_off);
-		ev = event_of(pf, id);
+		ev = pfile__event_index(pf, id);
 		if (ev < 0) {
 			*why = "sample id of no event";
 			return PFILE_CHECK_UNKNOWN_ID;
@@ -279,7 +272,7 @@ static int trailer_event(const struct pfile_check *c, const unsigned char *rec, 
 	id = u64_at(rec + size - l0->trailer_id_back);
 	if (!id)
 		return PFILE_CHECK_OK; /* perf: the first event (synthesized records) */
-	*ev = event_of(c->pf, id);
+	*ev = pfile__event_index(c->pf, id);
 	if (*ev < 0) {
 		*why = "record id of no event";
 		return PFILE_CHECK_UNKNOWN_ID;
@@ -346,7 +339,7 @@ static bool id_index(const struct pfile *pf, const unsigned char *rec, size_t si
 	for (uint64_t i = 0; i < nr; i++) {
 		uint64_t idx = u64_at(rec + 16 + 32 * i + 8);
 
-		if (event_of(pf, u64_at(rec + 16 + 32 * i)) < 0 || idx >= pf->nr_events)
+		if (pfile__event_index(pf, u64_at(rec + 16 + 32 * i)) < 0 || idx >= pf->nr_events)
 			return false;
 	}
 	return true;
@@ -413,7 +406,7 @@ static bool user_body(const struct pfile *pf, unsigned type, const unsigned char
 	case PFILE_REC_STAT_ROUND:
 		return size == 24;
 	case PFILE_REC_EVENT_UPDATE:
-		return size >= 24 && u64_at(rec + 8) <= 3 && event_of(pf, u64_at(rec + 16)) >= 0;
+		return size >= 24 && u64_at(rec + 8) <= 3 && pfile__event_index(pf, u64_at(rec + 16)) >= 0;
 	case PFILE_REC_TIME_CONV:
 		return size == 32 || size == 56;
 	case PFILE_REC_COMPRESSED:
