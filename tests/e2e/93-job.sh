@@ -74,22 +74,32 @@ grep -q "shardrec job 77.0 n1 rank 0: [1-9][0-9]* samples" r0.err || fail "no jo
 (STEP=5 NTASKS=1 rank 0 -q -o 'n.%s.%r.%p.%%.data' -- true) || fail "-o with % names"
 ls n.5.0.*.%.data >/dev/null || fail "-o n.%s.%r.%p.%%.data: got $(ls n.* 2>/dev/null)"
 
+# Rank 0 of one-task step $1, stderr to $2, in the background ($pid), and its
+# SIGTERM once recording is on; term_wait sets $rc to its exit status.
+term_rank() {
+	local step=$1 err=$2
+	shift 2
+	(STEP=$step NTASKS=1 rank 0 "$@") 2>"$err" &
+	pid=$!
+	bg+=("$pid")
+	for _ in $(seq 100); do [ -e "$TMPDIR/shardrec-job.$(id -u).77.$step/ready" ] && break; sleep 0.05; done
+	sleep 0.3
+	kill -TERM "$pid"
+}
+term_wait() {
+	set +e
+	wait "$pid"
+	rc=$?
+	set -e
+}
+
 # SIGTERM to the recorder while its app checkpoints on SIGTERM for 2 s: the
 # perf.data is complete before the recorder waits for the app.
-(STEP=6 NTASKS=1 rank 0 -o term.data -- sh -c 'trap "sleep 2; exit 3" TERM; while :; do sleep 0.1; done') \
-	2>term.err &
-pid=$!
-bg+=("$pid")
-for _ in $(seq 100); do [ -e "$TMPDIR/shardrec-job.$(id -u).77.6/ready" ] && break; sleep 0.05; done
-sleep 0.3
-kill -TERM "$pid"
+term_rank 6 term.err -o term.data -- sh -c 'trap "sleep 2; exit 3" TERM; while :; do sleep 0.1; done'
 for _ in $(seq 100); do [ -e term.data ] && break; sleep 0.02; done
 [ -e term.data ] || fail "SIGTERM: no term.data after 2 s"
 alive "$pid" || fail "the recorder did not wait for its checkpointing app"
-set +e
-wait "$pid"
-rc=$?
-set -e
+term_wait
 cat term.err
 [ "$rc" = 3 ] || fail "SIGTERM: exit $rc, want the app's 3"
 check_perf_file term.data
@@ -99,17 +109,8 @@ check_perf_file term.data
 # No time left for the merge (--kill-wait 0): SIGTERM keeps the shards whole and
 # the summary gives the merge command, which makes the file; likewise an app
 # that ends on its own at the job's end time (SLURM_JOB_END_TIME).
-(STEP=10 NTASKS=1 rank 0 --kill-wait 0 -o kept.data -- sh -c 'trap "exit 3" TERM; while :; do sleep 0.1; done') \
-	2>kept.err &
-pid=$!
-bg+=("$pid")
-for _ in $(seq 100); do [ -e "$TMPDIR/shardrec-job.$(id -u).77.10/ready" ] && break; sleep 0.05; done
-sleep 0.3
-kill -TERM "$pid"
-set +e
-wait "$pid"
-rc=$?
-set -e
+term_rank 10 kept.err --kill-wait 0 -o kept.data -- sh -c 'trap "exit 3" TERM; while :; do sleep 0.1; done'
+term_wait
 cat kept.err
 [ "$rc" = 3 ] || fail "no time left: exit $rc, want the app's 3"
 [ ! -e kept.data ] && [ -d kept.data.shards ] || fail "no time left: the merge ran anyway"
