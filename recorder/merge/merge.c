@@ -159,13 +159,14 @@ int merger__check_pass(struct merger *m, struct mshard *s, struct mpass *mp,
 		       const unsigned char *buf, size_t len, uint64_t base, bool frame,
 		       bool *sorted)
 {
+	struct pfile_check_memo memo = {0};
 	uint64_t prev = 0;
 	bool in_order = true;
 
 	for (size_t pos = 0; pos < len;) {
 		struct perf_event_header h = {0};
 		const char *why;
-		int r = pfile_check__record(&m->chk, buf + pos, len - pos, &why);
+		int r = pfile_check__record_memo(&m->chk, &memo, buf + pos, len - pos, &why);
 
 		if (r == PFILE_CHECK_OK || (r == PFILE_CHECK_UNKNOWN_ID && !frame)) {
 			uint64_t t = rec_time(m, (const void *)(buf + pos), prev);

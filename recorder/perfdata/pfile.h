@@ -530,6 +530,24 @@ int pfile_check__record(const struct pfile_check *c, const void *rec, size_t len
 			const char **why);
 
 /*
+ * The last SAMPLE pfile_check__record_memo passed whole on its size (its
+ * event has no variable field): size 0 for none yet. Zero it to start.
+ */
+struct pfile_check_memo {
+	uint64_t id;
+	uint32_t size;
+};
+
+/*
+ * pfile_check__record, but a SAMPLE of the size and id of the one in @memo
+ * is OK at once: for fixed-size samples those two are all the check reads,
+ * so the verdict is the same, for a few instructions instead of the parse
+ * (the merge checks every record; a ring's run repeats one event and id).
+ */
+int pfile_check__record_memo(const struct pfile_check *c, struct pfile_check_memo *memo,
+			     const void *rec, size_t len, const char **why);
+
+/*
  * The events as perf 6.1's session open wants them (evlist__valid_*): at
  * least one, one sample_id_all, one id position when more than one, known
  * sample_type bits, PERF_SAMPLE_READ with PERF_FORMAT_ID, and TRACING_DATA

@@ -454,3 +454,35 @@ int pfile_check__record(const struct pfile_check *c, const void *rec, size_t len
 	}
 	return PFILE_CHECK_OK;
 }
+
+/* The SAMPLE's id where the first event's layout puts it; 0 without ids (one event). */
+static uint64_t sample_id(const struct pfile_check *c, const unsigned char *rec)
+{
+	return c->lay[0].sample_id_off >= 0 ? u64_at(rec + c->lay[0].sample_id_off) : 0;
+}
+
+int pfile_check__record_memo(const struct pfile_check *c, struct pfile_check_memo *memo,
+			     const void *rec, size_t len, const char **why)
+{
+	struct perf_event_header h = {0};
+	long ev = 0;
+	int ret;
+
+	if (len >= sizeof(h)) {
+		memcpy(&h, rec, sizeof(h));
+		if (memo->size && h.type == PERF_RECORD_SAMPLE && h.size == memo->size && h.size <= len &&
+		    sample_id(c, rec) == memo->id) {
+			*why = NULL;
+			return PFILE_CHECK_OK;
+		}
+	}
+	ret = pfile_check__record(c, rec, len, why);
+	if (ret != PFILE_CHECK_OK || h.type != PERF_RECORD_SAMPLE)
+		return ret;
+	/* OK, so the id (if any) is at hand and known. */
+	if (c->lay[0].sample_id_off >= 0)
+		ev = pfile__event_index(c->pf, sample_id(c, rec));
+	if (ev >= 0 && c->sample_size[ev] == h.size)
+		*memo = (struct pfile_check_memo){sample_id(c, rec), h.size};
+	return ret;
+}
