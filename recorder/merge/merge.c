@@ -354,7 +354,7 @@ static int emit_one(struct merger *m, const struct mrun *r, const unsigned char 
  * Each is counted, but they go out as one span: a run that leads for long
  * costs one copy, and none into the buffer when the span outgrows it.
  */
-int merger__emit_from_top(struct merger *m, uint64_t limit)
+static int emit_top_run(struct merger *m, uint64_t limit)
 {
 	struct mrun *r = m->rheap[0];
 	const struct mrun *next = rheap_runner_up(m);
@@ -387,6 +387,20 @@ int merger__emit_from_top(struct merger *m, uint64_t limit)
 	}
 	if (m->nr_rheap)
 		rheap_sift_down(m, 0);
+	return err;
+}
+
+/*
+ * Writes records while the heap's best is final (not after @limit), run
+ * after run: with interleaved shards each run leads for one record, and
+ * one call for them all saves a call and a limit per record.
+ */
+int merger__emit_until(struct merger *m, uint64_t limit)
+{
+	int err = 0;
+
+	while (!err && m->nr_rheap && m->rheap[0]->time <= limit)
+		err = emit_top_run(m, limit);
 	return err;
 }
 

@@ -215,10 +215,9 @@ int merge_shards(struct merger *m)
 		uint64_t limit = m->sheap.n ? ((struct mshard *)pheap__top(&m->sheap))->safe
 					    : UINT64_MAX;
 
-		if (m->nr_rheap && m->rheap[0]->time <= limit) {
-			err = merger__emit_from_top(m, limit);
-			continue;
-		}
+		err = merger__emit_until(m, limit);
+		if (err || !m->sheap.n)
+			continue; /* with no shard left to read, everything went out */
 		if (m->since_round >= ROUND_BYTES)
 			err = merger__out_round(m);
 		if (!err)

@@ -151,7 +151,7 @@ int merger__check_pass(struct merger *m, struct mshard *s, struct mpass *mp,
 		       bool *sorted);
 void pass_put(struct mpass *p);
 void run_free(struct mrun *r);
-int merger__emit_from_top(struct merger *m, uint64_t limit);
+int merger__emit_until(struct merger *m, uint64_t limit);
 long pass_decompress(struct merger *m, struct mshard *s, const struct mpass *mp,
 			    bool *damaged);
 int pass_add_runs(struct merger *m, struct mshard *s, struct mpass *mp, bool *damaged);
