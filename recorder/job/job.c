@@ -28,8 +28,8 @@
 #define KILL_WAIT_S 30     /* Slurm's default, when slurm.conf does not say */
 /*
  * The merge rate assumed when deciding whether a merge fits the time left:
- * conservative (bench/results: 400 MB/s and more, fsync included, on a
- * shared VM disk), --merge-rate for a known disk.
+ * conservative (bench/: 400 to 700 MB/s, fsync included, on a shared
+ * 2-CPU VM), --merge-rate for a known machine.
  */
 #define MERGE_RATE_MB 100
 #define MERGE_MARGIN_S 1.0 /* what the summary and the app's stop take after it */
@@ -75,7 +75,7 @@ struct job {
 	long long end_time;    /* SLURM_JOB_END_TIME (epoch s), 0 when unknown */
 	bool kept;             /* the merge did not fit: shards kept */
 	double merge_est_s, time_left_s;
-	char merge_cmd[2 * PATH_MAX + 64];
+	char merge_cmd[2 * PATH_MAX + 192];
 	unsigned long long ready_ms;
 	struct merge_stats ms; /* scalars only: samples_per_event is NULL */
 	int stop_signal;
@@ -362,6 +362,29 @@ static double job__time_left(const struct job *j, const struct record_merge_plan
 	return (double)(j->end_time - time(NULL)) + kw;
 }
 
+/* @s as one shell word in @out: as is when plain, else in single quotes. */
+static void shell_word(const char *s, char *out, size_t len)
+{
+	static const char plain[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				    "0123456789_./%+,:@=-";
+	size_t n = 0;
+
+	if (*s && strspn(s, plain) == strlen(s)) {
+		snprintf(out, len, "%s", s);
+		return;
+	}
+	for (out[n++] = '\''; *s && n + 5 < len; s++) {
+		if (*s == '\'') {
+			memcpy(out + n, "'\\''", 4); /* close, an escaped quote, reopen */
+			n += 4;
+		} else {
+			out[n++] = *s;
+		}
+	}
+	out[n++] = '\'';
+	out[n] = '\0';
+}
+
 /*
  * A merge that the time left cannot cover would be killed half-way and its
  * time lost: the shards are kept whole instead, for the command the
@@ -369,6 +392,7 @@ static double job__time_left(const struct job *j, const struct record_merge_plan
  */
 static bool job__may_merge(void *arg, const struct record_merge_plan *p)
 {
+	char dir[PATH_MAX + 64], out[PATH_MAX + 64];
 	struct job *j = arg;
 
 	j->merge_est_s = p->shard_bytes / (j->merge_rate * 1e6);
@@ -377,8 +401,9 @@ static bool job__may_merge(void *arg, const struct record_merge_plan *p)
 		return true;
 	j->time_left_s = j->time_left_s > 0 ? j->time_left_s : 0;
 	j->kept = true;
-	snprintf(j->merge_cmd, sizeof(j->merge_cmd), "shardrec merge --recover %s -o %s", p->dir,
-		 j->output);
+	shell_word(p->dir, dir, sizeof(dir));
+	shell_word(j->output, out, sizeof(out));
+	snprintf(j->merge_cmd, sizeof(j->merge_cmd), "shardrec merge --recover %s -o %s", dir, out);
 	return false;
 }
 
@@ -501,7 +526,7 @@ static void job__summary(struct job *j, int code)
 	ret = job__write_json(j, metric, code);
 	if (ret)
 		pr_warn("job: %s.json: %s", j->output, strerror(-ret));
-	/* Said even with -q: without it the recording is lost with the shards. */
+	/* Said even with -q: it is the only word that the shards wait for a merge. */
 	if (j->kept)
 		pr_warn("[ shardrec job %s.%s %s rank %ld: not merged: %.1f MB of shards need about "
 			"%.1f s at %ld MB/s, %.1f s were left before SIGKILL; shards kept, merge "
