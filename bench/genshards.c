@@ -32,6 +32,7 @@
 
 struct gen {
 	uint64_t sample_type, id, t0;
+	uint8_t run_id[SHARD_RUN_ID_SIZE]; /* header.data's: the merge refuses shards of another run */
 	unsigned nshards;
 	size_t rec_size;
 };
@@ -81,7 +82,7 @@ static int gen_shard(const struct gen *g, int dirfd, unsigned k, uint64_t bytes)
 
 	if (!buf)
 		return ret;
-	ret = shard__create(&s, dirfd, k, 0, 0, NULL);
+	ret = shard__create(&s, dirfd, k, 0, 0, g->run_id);
 	while (!ret && n < total) {
 		size_t cnt = total - n < per_pass ? total - n : per_pass;
 		struct iovec iov[3];
@@ -116,6 +117,9 @@ static int gen_init(struct gen *g, const char *dir, unsigned nshards)
 	}
 	g->sample_type = pf.events[0].attr.sample_type;
 	g->id = pf.events[0].nr_ids ? pf.events[0].ids[0] : 0;
+	memset(g->run_id, 0, sizeof(g->run_id));
+	if (pf.feats.sec[SHARD_FEAT_RUN_ID].size == SHARD_RUN_ID_SIZE)
+		memcpy(g->run_id, pf.feats.sec[SHARD_FEAT_RUN_ID].data, SHARD_RUN_ID_SIZE);
 	pfile__close(&pf);
 	if (g->sample_type & ~(uint64_t)SUPPORTED) {
 		fprintf(stderr, "genshards: sample_type %#llx: record without -g or raw data\n",

@@ -231,21 +231,39 @@ if mrows:
     total = num(mrows[0]["bytes"])
     P(f"## Merge: {total / 1e9:.2f} GB of shards\n")
     P("Synthetic shards (`bench/genshards`: interleaved timestamps, 1 MiB passes) behind a real "
-      "run's header; `shardrec merge` (build ids on, as by default) against `cat shards > /dev/null` "
-      "and `cp shards DIR/`. Warm: after a full read; cold: after `drop_caches`.\n")
-    P("| tool | cache | seconds | MB/s | peak RSS MB |")
-    P("|---|---|---:|---:|---:|")
+      "run's header; `shardrec merge` (build ids on, as by default) against `cat shards > /dev/null`, "
+      "`cp shards DIR/` and `cp-sync` (cp, then `sync` of each copy: an fsync, as the merge fsyncs "
+      "its output before giving it its name; the fair comparison, since both then leave the same "
+      "bytes on disk). Warm: after a full read; cold: after `drop_caches`. **CPU s** = user+sys; "
+      "**idle** = lowest /proc/stat idle share before a run.\n")
+    P("| tool | cache | seconds | MB/s | CPU s | peak RSS MB | idle |")
+    P("|---|---|---:|---:|---:|---:|---:|")
     for cache in ("warm", "cold"):
-        for t in ("cat", "cp", "merge"):
+        for t in ("cat", "cp", "cp-sync", "merge"):
             rs = mg.get((t, cache))
             if not rs:
                 continue
             s = med(num(r["seconds"]) for r in rs)
             rss = med(num(r["maxrss_kb"]) for r in rs)
+            cpu = med(num(r.get("user_s")) + num(r.get("sys_s")) for r in rs if r.get("user_s"))
+            idle = min((num(r["idle_pct"]) for r in rs if r.get("idle_pct")), default=None)
             thr = total / 1e6 / s if s else None
             merge[(t, cache)] = (s, thr, rss)
-            P(f"| {t} | {cache} | {s:.2f} | {fmt(thr, '{:.0f}')} | {rss / 1024:.1f} |")
+            P(f"| {t} | {cache} | {s:.2f} | {fmt(thr, '{:.0f}')} | {fmt(cpu, '{:.2f}')} | "
+              f"{rss / 1024:.1f} | {fmt(idle, '{:.0f}%')} |")
     P("")
+    # merge time / cp-sync time of the same repeat, run one after the other.
+    for cache in ("warm", "cold"):
+        pairs = {}
+        for t in ("cp-sync", "merge"):
+            for r in mg.get((t, cache), []):
+                pairs.setdefault(r["rep"], {})[t] = num(r["seconds"])
+        ratios = [p["merge"] / p["cp-sync"] for p in pairs.values()
+                  if "merge" in p and p.get("cp-sync")]
+        if ratios:
+            merge[("ratio", cache)] = (med(ratios), min(ratios), max(ratios))
+            P(f"merge / cp-sync time, {cache}: {med(ratios):.2f} (median of {len(ratios)} pairs, "
+              f"{min(ratios):.2f}-{max(ratios):.2f}).\n")
 
 # ---- targets ----
 P("## Targets\n")
@@ -294,6 +312,10 @@ for cache in ("warm", "cold"):
                f"({100 * mt / ct:.0f}%)", mt >= ct / 2)
         rss = merge[("merge", cache)][2] / 1024
         target("merge peak RSS < 64 MB", cache, f"{rss:.1f} MB", rss < 64)
+    if ("ratio", cache) in merge:
+        r, lo, hi = merge[("ratio", cache)]
+        target("merge at least as fast as cp-sync (issue 18)", cache,
+               f"merge / cp-sync time {r:.2f} ({lo:.2f}-{hi:.2f})", r <= 1)
 met_n = sum(1 for g in goals.values() if g[0])
 P(f"\nGoal met on {met_n} of {len(goals)} rows. All targets held: {'yes' if held_all else 'no'}.\n")
 open(os.path.join(out, "results.md"), "w").write("\n".join(md) + "\n")

@@ -28,7 +28,8 @@
 #   BENCH_SIZE_<wl>=N    workload size: messaging loops (sched, 1500; quick
 #                        750), cpuwork units (cpu, 1), pfstorm rounds (pf,
 #                        40), matrix seconds (seed, 2; quick 1)
-#   BENCH_TOOLS, BENCH_WORKLOADS (sched cpu pf seed), BENCH_MERGE_MB, BENCH_MERGE_SHARDS
+#   BENCH_TOOLS, BENCH_WORKLOADS (sched cpu pf seed; "none": the merge
+#                        benchmark alone), BENCH_MERGE_MB, BENCH_MERGE_SHARDS
 #   BENCH_IDLE_MIN (90), BENCH_IDLE_SECS (2), BENCH_IDLE_WAIT (180)
 #   BENCH_RUN_TIMEOUT (300): a workload still running after this many s is
 #                        killed and the run counted as failed (rc 124)
@@ -60,6 +61,7 @@ fi
 BIG_MMAPS=${BENCH_MMAP:-128}
 TOOLS=${BENCH_TOOLS:-perf perf-aio perf-threads perf-threads-numa perf-r1-threads perf-z shardrec shardrec-r0 shardrec-cpu}
 WORKLOADS=${BENCH_WORKLOADS:-sched cpu pf seed}
+[ "$WORKLOADS" = none ] && WORKLOADS= # the merge benchmark alone
 IDLE_MIN=${BENCH_IDLE_MIN:-90}
 IDLE_SECS=${BENCH_IDLE_SECS:-2}
 IDLE_WAIT=${BENCH_IDLE_WAIT:-180}
@@ -263,23 +265,30 @@ measure() { # tool wl m rep rerun(0|1)
 # ---- merge benchmark ----
 
 MCSV=$WORK/merge.csv
-echo "tool,cache,rep,bytes,seconds,maxrss_kb" >"$MCSV"
+echo "tool,cache,rep,bytes,seconds,maxrss_kb,user_s,sys_s,idle_pct" >"$MCSV"
 
 drop_caches() { sync; echo 3 >/proc/sys/vm/drop_caches 2>/dev/null; }
 
+# The merge fsyncs its output before giving it its name (complete or
+# absent), cp does not: "cp-sync" is cp followed by an fsync of each copy
+# (coreutils sync FILE...), the same bytes made as durable, and the merge
+# target compares against it. cp alone is shown too, for what the fsync costs.
 merge_one() { # tool cache rep dir bytes
 	local tool=$1 cache=$2 rep=$3 d=$4 bytes=$5 t
 	rm -rf "$WORK/m.out" "$WORK/m.out.old" "$WORK/cp"
 	mkdir -p "$WORK/cp"
 	sync
 	if [ "$cache" = cold ]; then drop_caches || return 0; else cat "$d"/shard.* >/dev/null; fi
+	wait_idle || log "merge: $tool $cache rep $rep starts busy (${IDLE}% idle)"
+	local tm=(/usr/bin/time -f '%e %M %U %S' -o "$WORK/mt.txt")
 	case $tool in
-	cat) /usr/bin/time -f '%e %M' -o "$WORK/mt.txt" sh -c "cat $d/shard.* >/dev/null" ;;
-	cp) /usr/bin/time -f '%e %M' -o "$WORK/mt.txt" cp "$d"/shard.* "$WORK/cp/" ;;
-	merge) /usr/bin/time -f '%e %M' -o "$WORK/mt.txt" "$SHARDREC" merge -q "$d" -o "$WORK/m.out" ;;
+	cat) "${tm[@]}" sh -c "cat $d/shard.* >/dev/null" ;;
+	cp) "${tm[@]}" cp "$d"/shard.* "$WORK/cp/" ;;
+	cp-sync) "${tm[@]}" sh -c "cp $d/shard.* $WORK/cp/ && sync $WORK/cp/shard.*" ;;
+	merge) "${tm[@]}" "$SHARDREC" merge -q "$d" -o "$WORK/m.out" ;;
 	esac
 	t=$(tail -n 1 "$WORK/mt.txt")
-	echo "$tool,$cache,$rep,$bytes,${t// /,}" >>"$MCSV"
+	echo "$tool,$cache,$rep,$bytes,${t// /,},$IDLE" >>"$MCSV"
 }
 
 merge_bench() {
@@ -292,7 +301,8 @@ merge_bench() {
 	bytes=$(cat "$d"/shard.* | wc -c)
 	for rep in $(seq "$REPEATS"); do
 		for cache in warm cold; do
-			for tool in cat cp merge; do
+			# cp-sync and merge next to each other: the ratio is taken pair by pair.
+			for tool in cat cp cp-sync merge; do
 				log "merge: $tool $cache rep $rep"
 				merge_one $tool $cache "$rep" "$d" "$bytes"
 			done

@@ -72,7 +72,7 @@ _shardrec()
 		-C | --cpu | -p | --pid | -t | --tid | -u | --uid | -G | --cgroup | -F | --freq | \
 			-c | --count | -m | --mmap-pages | -D | --delay | -r | --realtime | \
 			--max-size | --filter | --control | --synthetic | --ready-timeout | \
-			--switch-max-files) ;;
+			--switch-max-files | --kill-wait | --merge-rate) ;;
 		*)
 			if [[ $cur == -* ]]; then
 				local opts

@@ -360,6 +360,35 @@ void session__print_summary(struct session *s, const struct merge_stats *ms, con
 			(unsigned long long)ms->late);
 }
 
+/* What the shards hold: what a merge would read. */
+static uint64_t session__shard_bytes(const struct session *s)
+{
+	uint64_t n = 0;
+	char name[32];
+	struct stat st;
+
+	for (size_t g = 0; g < s->plan.nr_groups; g++) {
+		snprintf(name, sizeof(name), "shard.%zu", g);
+		if (!fstatat(s->dirfd, name, &st, AT_SYMLINK_NOFOLLOW))
+			n += st.st_size;
+	}
+	return n;
+}
+
+/* The caller's say (record_hooks.may_merge) on whether the time left covers the merge. */
+static bool session__may_merge(struct session *s)
+{
+	const struct record_hooks *h = s->o->hooks;
+	struct record_merge_plan p = {
+		.dir = s->dir, .stop_signal = s->stop_signal, .stop_ms = s->stop_ms,
+	};
+
+	if (!h || !h->may_merge)
+		return true;
+	p.shard_bytes = session__shard_bytes(s);
+	return h->may_merge(h->arg, &p);
+}
+
 /* The file output: merge__run with a progress bar. */
 static int session__merge_file(struct session *s, struct merge_stats *ms, char *err, size_t len)
 {
@@ -444,7 +473,8 @@ static int session__finish(struct session *s)
 	ret = s->evl.backward || s->o->tail_synthesize ? session__write_tail_synth(s) : 0;
 	if (ret)
 		pr_warn("tasks not described again at the end: %s", strerror(-ret));
-	ret = s->rot ? session__rotate_finish(s) : session__merge(s);
+	/* Skipped: the shards stay, complete, for `shardrec merge` (the caller says how). */
+	ret = s->rot ? session__rotate_finish(s) : session__may_merge(s) ? session__merge(s) : 0;
 	if (s->have_workload)
 		workload__terminate(&s->wl);
 	if (ret)

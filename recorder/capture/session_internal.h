@@ -63,6 +63,7 @@ struct session {
 	int dirfd;
 	int sigfd;
 	int stop_signal;
+	unsigned long long stop_ms; /* clock__now_ms() at stop_signal */
 	struct control ctl;   /* --control, fds -1 without it */
 	unsigned snapshots;   /* snapshot requests served (SIGUSR2, --control) */
 	uint64_t lost_samples;

@@ -87,6 +87,7 @@ static bool session__signal(struct session *s)
 				session__snapshot(s);
 		} else if (si.ssi_signo != SIGCHLD) {
 			s->stop_signal = si.ssi_signo;
+			s->stop_ms = clock__now_ms();
 			return true;
 		}
 	}

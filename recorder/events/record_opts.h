@@ -10,6 +10,14 @@
 
 struct merge_stats;
 
+/* What a merge would take, for record_hooks.may_merge. */
+struct record_merge_plan {
+	const char *dir;            /* the shard directory */
+	uint64_t shard_bytes;       /* what the merge would read */
+	int stop_signal;            /* the signal that stopped the run, 0 for none */
+	unsigned long long stop_ms; /* clock__now_ms() when it came, 0 for none */
+};
+
 /*
  * Callbacks of a caller that runs session__record for its own ends
  * (`shardrec job`, recorder/job/job.c). Unused members are NULL.
@@ -19,6 +27,11 @@ struct record_hooks {
 	void (*ready)(void *arg);
 	/* The command has exited: true stops the recording, false keeps it going. */
 	bool (*done)(void *arg);
+	/*
+	 * Before the merge: false skips it and keeps the shards for a later
+	 * `shardrec merge` (the time left cannot cover it). NULL: always merge.
+	 */
+	bool (*may_merge)(void *arg, const struct record_merge_plan *p);
 	/* The output is complete; @stop_signal stopped the run, or 0. */
 	void (*merged)(void *arg, const struct merge_stats *ms, int stop_signal);
 	void *arg;

@@ -2,6 +2,7 @@
 #include "recorder/job/job.h"
 #include "recorder/util/json.h"
 #include "recorder/util/clock.h"
+#include "recorder/util/fs.h"
 #include "recorder/codec/zunpass.h"
 #include "recorder/job/jobenv.h"
 #include "recorder/util/log.h"
@@ -15,6 +16,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +25,14 @@
 #include <unistd.h>
 
 #define READY_TIMEOUT_S 30 /* Slurm's default KillWait: a rank never waits longer */
+#define KILL_WAIT_S 30     /* Slurm's default, when slurm.conf does not say */
+/*
+ * The merge rate assumed when deciding whether a merge fits the time left:
+ * conservative (bench/: 400 to 700 MB/s, fsync included, on a shared
+ * 2-CPU VM), --merge-rate for a known machine.
+ */
+#define MERGE_RATE_MB 100
+#define MERGE_MARGIN_S 1.0 /* what the summary and the app's stop take after it */
 
 static const char usage[] =
 	"Usage: srun shardrec job [--job-cgroup] [--ready-timeout SECS] [record options]\n"
@@ -37,6 +47,11 @@ static const char usage[] =
 	"  --job-cgroup          only the tasks of the job's cgroup (Slurm with\n"
 	"                        proctrack/cgroup or task/cgroup, cgroup v2)\n"
 	"  --ready-timeout SECS  how long ranks wait for the recorder (default 30)\n"
+	"  --kill-wait SECS      seconds from SIGTERM to SIGKILL (default: KillWait\n"
+	"                        of slurm.conf, else 30)\n"
+	"  --merge-rate MB       merge speed assumed, MB/s (default 100): a merge\n"
+	"                        the time left cannot cover is not started, the\n"
+	"                        shards are kept and the summary says how to merge\n"
 	"  -o FILE               %j job id, %s step, %h host, %r rank, %p pid\n"
 	"                        (default perf.%j.%h.data under Slurm); a summary\n"
 	"                        goes to FILE.json\n"
@@ -55,6 +70,12 @@ struct job {
 	char cgroup[PATH_MAX];
 	bool user_quiet;
 	bool ready, merged;
+	long kill_wait;        /* --kill-wait, -1: slurm.conf's */
+	long merge_rate;       /* --merge-rate, MB/s */
+	long long end_time;    /* SLURM_JOB_END_TIME (epoch s), 0 when unknown */
+	bool kept;             /* the merge did not fit: shards kept */
+	double merge_est_s, time_left_s;
+	char merge_cmd[2 * PATH_MAX + 192];
 	unsigned long long ready_ms;
 	struct merge_stats ms; /* scalars only: samples_per_event is NULL */
 	int stop_signal;
@@ -75,31 +96,57 @@ static const char *env_get(const char *name, void *arg)
 /* ---- options ---- */
 
 /*
+ * A job option NAME SECS or NAME=SECS at argv[*i], a number 0..@max:
+ * 0 not this option, 1 taken (*i past it), -EINVAL with one line.
+ */
+static int job__num_opt(int argc, char **argv, int *i, const char *name, long max, long *out)
+{
+	size_t n = strlen(name);
+	const char *v;
+	char *end;
+	long x;
+
+	if (strncmp(argv[*i], name, n) || (argv[*i][n] && argv[*i][n] != '='))
+		return 0;
+	v = argv[*i][n] == '=' ? argv[*i] + n + 1 : (*i + 1 < argc ? argv[++*i] : NULL);
+	x = v && *v ? strtol(v, &end, 10) : -1;
+	if (!v || !*v || *end || x < 0 || x > max) {
+		pr_err("job: %s takes a number (0..%ld)", name, max);
+		return -EINVAL;
+	}
+	*out = x;
+	return 1;
+}
+
+/*
  * Takes job's own options, which come first, out of @argv: the app's
  * arguments are never looked at. 0 / -EINVAL.
  */
 static int job__own_opts(struct job *j, int *argc, char **argv)
 {
-	int i, n = 1;
+	long secs = j->timeout_ms / 1000;
+	int i, n = 1, r = 0;
 
-	for (i = 1; i < *argc; i++) {
+	for (i = 1; i < *argc && r >= 0; i++) {
 		if (!strcmp(argv[i], "--job-cgroup")) {
 			j->job_cgroup = true;
-		} else if (!strcmp(argv[i], "--ready-timeout") ||
-			   !strncmp(argv[i], "--ready-timeout=", 16)) {
-			const char *v = argv[i][15] == '=' ? argv[i] + 16 : argv[++i];
-			char *end;
-			long s = v ? strtol(v, &end, 10) : -1;
-
-			if (!v || !*v || *end || s < 0 || s > 3600) {
-				pr_err("job: --ready-timeout takes seconds (0..3600)");
-				return -EINVAL;
-			}
-			j->timeout_ms = s * 1000;
-		} else {
-			break;
+			continue;
 		}
+		r = job__num_opt(*argc, argv, &i, "--ready-timeout", 3600, &secs);
+		if (!r)
+			r = job__num_opt(*argc, argv, &i, "--kill-wait", 3600, &j->kill_wait);
+		if (!r)
+			r = job__num_opt(*argc, argv, &i, "--merge-rate", 1000000, &j->merge_rate);
+		if (!r)
+			break;
 	}
+	if (r < 0)
+		return -EINVAL;
+	if (!j->merge_rate) {
+		pr_err("job: --merge-rate takes a number (1..1000000)");
+		return -EINVAL;
+	}
+	j->timeout_ms = secs * 1000;
 	while (i < *argc)
 		argv[n++] = argv[i++];
 	*argc = n;
@@ -167,6 +214,7 @@ static int job__parse(struct job *j, int argc, char **argv)
 		pr_err("job: a local rank variable is not a number");
 		return ret;
 	}
+	j->end_time = atoll(env_get("SLURM_JOB_END_TIME", NULL) ?: "0");
 	ret = job__own_opts(j, &argc, argv);
 	if (!ret && j->job_cgroup && j->env.local_rank == 0)
 		ret = job__find_cgroup(j);
@@ -292,6 +340,86 @@ static bool job__done(void *arg)
 	return true;
 }
 
+/* KillWait: --kill-wait, else slurm.conf's ($SLURM_CONF, the usual and the configless place). */
+static long job__kill_wait(const struct job *j)
+{
+	const char *paths[] = {getenv("SLURM_CONF"), "/etc/slurm/slurm.conf",
+			       "/run/slurm/conf/slurm.conf"};
+	long kw = -1;
+
+	if (j->kill_wait >= 0)
+		return j->kill_wait;
+	for (size_t i = 0; kw < 0 && i < sizeof(paths) / sizeof(paths[0]); i++) {
+		char *text = NULL;
+
+		if (paths[i] && !filename__read_str(paths[i], &text))
+			kw = jobenv__kill_wait(text);
+		free(text);
+	}
+	return kw < 0 ? KILL_WAIT_S : kw;
+}
+
+/*
+ * Seconds before Slurm's SIGKILL: KillWait after the stop signal, or after
+ * the job's end time (SLURM_JOB_END_TIME) when the app ended on its own.
+ * INFINITY when no deadline is known.
+ */
+static double job__time_left(const struct job *j, const struct record_merge_plan *p)
+{
+	long kw = job__kill_wait(j);
+
+	if (p->stop_signal)
+		return kw - (clock__now_ms() - p->stop_ms) / 1e3;
+	if (!j->end_time)
+		return INFINITY;
+	return (double)(j->end_time - time(NULL)) + kw;
+}
+
+/* @s as one shell word in @out: as is when plain, else in single quotes. */
+static void shell_word(const char *s, char *out, size_t len)
+{
+	static const char plain[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				    "0123456789_./%+,:@=-";
+	size_t n = 0;
+
+	if (*s && strspn(s, plain) == strlen(s)) {
+		snprintf(out, len, "%s", s);
+		return;
+	}
+	for (out[n++] = '\''; *s && n + 5 < len; s++) {
+		if (*s == '\'') {
+			memcpy(out + n, "'\\''", 4); /* close, an escaped quote, reopen */
+			n += 4;
+		} else {
+			out[n++] = *s;
+		}
+	}
+	out[n++] = '\'';
+	out[n] = '\0';
+}
+
+/*
+ * A merge that the time left cannot cover would be killed half-way and its
+ * time lost: the shards are kept whole instead, for the command the
+ * summary gives.
+ */
+static bool job__may_merge(void *arg, const struct record_merge_plan *p)
+{
+	char dir[PATH_MAX + 64], out[PATH_MAX + 64];
+	struct job *j = arg;
+
+	j->merge_est_s = p->shard_bytes / (j->merge_rate * 1e6);
+	j->time_left_s = job__time_left(j, p);
+	if (j->merge_est_s + MERGE_MARGIN_S <= j->time_left_s)
+		return true;
+	j->time_left_s = j->time_left_s > 0 ? j->time_left_s : 0;
+	j->kept = true;
+	shell_word(p->dir, dir, sizeof(dir));
+	shell_word(j->output, out, sizeof(out));
+	snprintf(j->merge_cmd, sizeof(j->merge_cmd), "shardrec merge --recover %s -o %s", dir, out);
+	return false;
+}
+
 static void job__merged(void *arg, const struct merge_stats *ms, int stop_signal)
 {
 	struct job *j = arg;
@@ -343,6 +471,8 @@ static void job__fprint_json(const struct job *j, FILE *f, double metric, int co
 	json_str(f, "launcher", j->env.launcher, ",");
 	json_str(f, "output", j->output, ",");
 	fprintf(f, "  \"merged\": %s,\n", j->merged ? "true" : "false");
+	if (j->kept)
+		json_str(f, "merge_command", j->merge_cmd, ",");
 	fprintf(f, "  \"samples\": %llu,\n  \"lost_samples\": %llu,\n  \"lost_records\": %llu,\n",
 		(unsigned long long)j->ms.samples, (unsigned long long)j->ms.lost_samples,
 		(unsigned long long)j->ms.lost_records);
@@ -409,6 +539,14 @@ static void job__summary(struct job *j, int code)
 	ret = job__write_json(j, metric, code);
 	if (ret)
 		pr_warn("job: %s.json: %s", j->output, strerror(-ret));
+	/* Said even with -q: it is the only word that the shards wait for a merge. */
+	if (j->kept)
+		pr_warn("[ shardrec job %s.%s %s rank %ld: not merged: %.1f MB of shards need about "
+			"%.1f s at %ld MB/s, %.1f s were left before SIGKILL; shards kept, merge "
+			"with: %s ]",
+			j->env.job_id[0] ? j->env.job_id : "-", j->env.step[0] ? j->env.step : "-",
+			j->env.host, j->env.rank, j->merge_est_s * j->merge_rate, j->merge_est_s,
+			j->merge_rate, j->time_left_s, j->merge_cmd);
 	if (j->user_quiet || !j->merged)
 		return;
 	pr_info("[ shardrec job %s.%s %s rank %ld: %llu samples, loss %.4f%% (%llu lost samples, "
@@ -426,7 +564,8 @@ static void job__summary(struct job *j, int code)
 static int job__record(struct job *j)
 {
 	const struct record_hooks hooks = {
-		.ready = job__ready, .done = job__done, .merged = job__merged, .arg = j,
+		.ready = job__ready, .done = job__done, .may_merge = job__may_merge,
+		.merged = job__merged, .arg = j,
 	};
 	int code;
 
@@ -455,7 +594,8 @@ static int job__record(struct job *j)
 
 int job__main(int argc, char **argv, int full_argc, char **full_argv)
 {
-	struct job j = {.rdv.dirfd = -1, .timeout_ms = READY_TIMEOUT_S * 1000};
+	struct job j = {.rdv.dirfd = -1, .timeout_ms = READY_TIMEOUT_S * 1000, .kill_wait = -1,
+			.merge_rate = MERGE_RATE_MB};
 	int code;
 
 	clock_gettime(CLOCK_REALTIME, &j.start);

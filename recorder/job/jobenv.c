@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 /* Slurm's batch step id (SLURM_BATCH_SCRIPT in slurm.h) across versions. */
@@ -260,4 +261,26 @@ int jobenv__job_cgroup(const char *proc_cgroup, const char *job_id, char *out, s
 		}
 	}
 	return -ENOENT;
+}
+
+long jobenv__kill_wait(const char *conf)
+{
+	long v = -1;
+
+	for (const char *p = conf; p && *p;) {
+		size_t n = strcspn(p, " \t\r\n#");
+
+		if (!strncasecmp(p, "KillWait=", 9) && n > 9) {
+			char *end;
+			long k = strtol(p + 9, &end, 10);
+
+			if (end == p + n && k >= 0)
+				v = k; /* the last one wins, as in slurm.conf */
+		}
+		p += n;
+		if (*p == '#')
+			p += strcspn(p, "\n");
+		p += strspn(p, " \t\r\n");
+	}
+	return v;
 }

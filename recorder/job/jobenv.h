@@ -79,4 +79,11 @@ bool jobenv__per_node(const char *pattern);
  */
 int jobenv__job_cgroup(const char *proc_cgroup, const char *job_id, char *out, size_t len);
 
+/*
+ * KillWait, the seconds Slurm leaves between SIGTERM and SIGKILL, from the
+ * text of a slurm.conf (keys are case-insensitive, several may share a
+ * line, '#' starts a comment). -1 when it is not set there.
+ */
+long jobenv__kill_wait(const char *slurm_conf);
+
 #endif

@@ -80,48 +80,27 @@ bool frame_less(const void *a, const void *b)
 
 /* ---- output ---- */
 
-/* Writes @len bytes at the output position, bypassing the (empty) buffer. */
-static int out_direct(struct merger *m, const void *p, size_t len)
+/* A write's error, said once: a reader gone from the pipe in its own words. */
+static int out_error(struct merger *m, int err)
 {
-	int err = m->o->pipe ? pfile__pwrite_full(m->o->pipe_fd, p, len, PFILE_STREAM)
-			     : pfile__pwrite_full(m->out_fd, p, len, m->ooff);
-
-	if (err == -EPIPE && m->o->pipe) {
+	if (err == -EPIPE && m->o->pipe)
 		snprintf(m->err, m->errlen, "the output pipe was closed by its reader");
-		return err;
-	}
-	if (err) {
+	else if (err)
 		snprintf(m->err, m->errlen, "%s: write failed: %s", m->o->output, strerror(-err));
-		return err;
-	}
-	m->ooff += len;
-	return 0;
+	return err;
 }
 
 int merger__out_flush(struct merger *m)
 {
-	int err = out_direct(m, m->obuf, m->olen);
-
-	if (!err)
-		m->olen = 0;
-	return err;
+	return out_error(m, merge_out__sync(&m->out));
 }
 
 int merger__out_put(struct merger *m, const void *p, size_t len)
 {
-	int err;
+	int err = merge_out__put(&m->out, p, len);
 
-	if (m->olen + len > OUT_BUF_SIZE) {
-		err = merger__out_flush(m);
-		if (err)
-			return err;
-	}
 	m->since_round += len;
-	if (len > OUT_BUF_SIZE)
-		return out_direct(m, p, len); /* a whole compressed pass: no copy */
-	memcpy(m->obuf + m->olen, p, len);
-	m->olen += len;
-	return 0;
+	return out_error(m, err);
 }
 
 int merger__out_round(struct merger *m)
@@ -136,48 +115,6 @@ int merger__out_round(struct merger *m)
 	return err;
 }
 
-/* ---- ids ---- */
-
-static int idmap_cmp(const void *a, const void *b)
-{
-	const struct idmap *x = a, *y = b;
-
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
-int idmap_build(struct merger *m)
-{
-	size_t n = 0;
-
-	for (size_t e = 0; e < m->hdr.nr_events; e++)
-		n += m->hdr.events[e].nr_ids;
-	m->ids = calloc(n ? n : 1, sizeof(*m->ids));
-	if (!m->ids)
-		return -ENOMEM;
-	for (size_t e = 0; e < m->hdr.nr_events; e++)
-		for (uint32_t i = 0; i < m->hdr.events[e].nr_ids; i++)
-			m->ids[m->nr_ids++] = (struct idmap){m->hdr.events[e].ids[i], e};
-	qsort(m->ids, m->nr_ids, sizeof(*m->ids), idmap_cmp);
-	return 0;
-}
-
-static int idmap_find(const struct merger *m, uint64_t id)
-{
-	size_t lo = 0, hi = m->nr_ids;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (m->ids[mid].id == id)
-			return m->ids[mid].ev;
-		if (m->ids[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
-}
-
 /*
  * Concurrent recordings of one software event or tracepoint (two `-a -e cs
  * -c 1`, say) get samples in their own rings that carry the other
@@ -188,7 +125,7 @@ static int idmap_find(const struct merger *m, uint64_t id)
  */
 static bool cpu_sw_event(const struct merger *m, uint64_t id)
 {
-	int ev = idmap_find(m, id);
+	long ev = pfile__event_index(&m->hdr, id);
 	uint32_t type;
 
 	if (ev < 0)
@@ -222,7 +159,7 @@ static int cpu_sw_learn(struct merger *m, const struct perf_event_header *h)
 		/* Another id of the same event (one per thread) is as good; another event is not. */
 		if (!m->cpu_sw_id[e[2]])
 			m->cpu_sw_id[e[2]] = e[0];
-		else if (idmap_find(m, m->cpu_sw_id[e[2]]) != idmap_find(m, e[0]))
+		else if (pfile__event_index(&m->hdr, m->cpu_sw_id[e[2]]) != pfile__event_index(&m->hdr, e[0]))
 			m->cpu_sw_id[e[2]] = UINT64_MAX;
 	}
 	return 0;
@@ -271,20 +208,35 @@ int merger__check_file_rec(struct merger *m, const char *name, const struct perf
 	return 1;
 }
 
+/* A record's time, or @prev for one without (runs keep their order around it). */
+static inline uint64_t rec_time(const struct merger *m, const struct perf_event_header *h,
+				uint64_t prev)
+{
+	uint64_t t;
+
+	return pfile_idlayout__time(&m->layout, h, &t) ? t : prev;
+}
+
 /*
  * The records of a pass about to be merged, @len bytes of whole records at
  * @buf: at shard offset @base, or (UINT64_MAX) decompressed or gathered
  * from its chunks. A damaged one damages the pass: 0 all fine, 1 the pass
  * is dropped (--recover, mp->dropped), -EBADMSG. In a frame (@frame), a
- * record of unknown id cannot be cut out either.
+ * record of unknown id cannot be cut out either. *@sorted (unless NULL):
+ * whether the records are in time order, found on the same walk.
  */
 int merger__check_pass(struct merger *m, struct mshard *s, struct mpass *mp,
-		       const unsigned char *buf, size_t len, uint64_t base, bool frame)
+		       const unsigned char *buf, size_t len, uint64_t base, bool frame,
+		       bool *sorted)
 {
+	struct pfile_check_memo memo = {0};
+	uint64_t prev = 0;
+	bool in_order = true;
+
 	for (size_t pos = 0; pos < len;) {
 		struct perf_event_header h = {0};
 		const char *why;
-		int r = pfile_check__record(&m->chk, buf + pos, len - pos, &why);
+		int r = pfile_check__record_memo(&m->chk, &memo, buf + pos, len - pos, &why);
 
 		/*
 		 * A record of no event is dropped and counted when written, or
@@ -293,6 +245,10 @@ int merger__check_pass(struct merger *m, struct mshard *s, struct mpass *mp,
 		if (r == PFILE_CHECK_OK ||
 		    (r == PFILE_CHECK_UNKNOWN_ID &&
 		     (!frame || cpu_sw_relabel(m, (const void *)(buf + pos))))) {
+			uint64_t t = rec_time(m, (const void *)(buf + pos), prev);
+
+			in_order &= t >= prev;
+			prev = t;
 			pos += pfile__rec_len((const void *)(buf + pos));
 			continue;
 		}
@@ -312,6 +268,8 @@ int merger__check_pass(struct merger *m, struct mshard *s, struct mpass *mp,
 		mp->dropped = true;
 		return 1;
 	}
+	if (sorted)
+		*sorted = in_order;
 	return 0;
 }
 
@@ -330,20 +288,20 @@ bool merger__account(struct merger *m, const struct perf_event_header *h)
 {
 	struct merge_stats *st = m->st;
 	uint64_t id, t, v;
-	int ev;
+	long ev;
 
 	st->records++;
 	/* perf also rejects other kernel records with an unknown id; 0 = synthesized */
 	if (h->type != PERF_RECORD_SAMPLE && pfile_idlayout__id(&m->layout, h, &id) && id &&
-	    idmap_find(m, id) < 0) {
+	    pfile__event_index(&m->hdr, id) < 0) {
 		m->unknown_ids++;
 		return false;
 	}
 	if (h->type == PERF_RECORD_SAMPLE) {
-		if (!pfile_idlayout__id(&m->layout, h, &id) || (ev = idmap_find(m, id)) < 0) {
+		if (!pfile_idlayout__id(&m->layout, h, &id) || (ev = pfile__event_index(&m->hdr, id)) < 0) {
 			/* merger__emit writes it with relabel_id */
 			m->relabel_id = cpu_sw_relabel(m, h);
-			ev = m->relabel_id ? idmap_find(m, m->relabel_id) : -1;
+			ev = m->relabel_id ? pfile__event_index(&m->hdr, m->relabel_id) : -1;
 			if (ev < 0) {
 				m->unknown_ids++;
 				return false;
@@ -380,7 +338,7 @@ bool merger__account(struct merger *m, const struct perf_event_header *h)
 	return true;
 }
 
-/* Notes where an AUXTRACE record lands in the output: m->ooff + m->olen before it is put. */
+/* Notes where an AUXTRACE record lands in the output: merge_out__pos before it is put. */
 static int auxidx_add(struct merger *m, const struct perf_event_header *h, uint64_t off)
 {
 	struct pfile_section *n =
@@ -397,7 +355,7 @@ static int auxidx_add(struct merger *m, const struct perf_event_header *h, uint6
 /* The AUXTRACE records among the top-level records of @buf, about to be put whole. */
 int auxidx_scan(struct merger *m, const unsigned char *buf, size_t len)
 {
-	uint64_t base = m->ooff + m->olen;
+	uint64_t base = merge_out__pos(&m->out);
 	int err = 0;
 
 	for (size_t pos = 0; !err && pos < len;) {
@@ -423,22 +381,16 @@ int merger__emit(struct merger *m, const struct perf_event_header *h, size_t len
 	if (h->type == PFILE_REC_ID_INDEX && (err = cpu_sw_learn(m, h)))
 		return err;
 	if (h->type == PFILE_REC_AUXTRACE) {
-		err = auxidx_add(m, h, m->ooff + m->olen);
+		err = auxidx_add(m, h, merge_out__pos(&m->out));
 		if (err)
 			return err;
 	}
 	err = merger__out_put(m, h, len);
-	/* A SAMPLE is at most 64 KiB: out_put copied it into obuf. */
+	/* A SAMPLE is at most 64 KiB: out_put copied it into the buffer. */
 	if (!err && m->relabel_id)
-		pfile_idlayout__set_sample_id(&m->layout, m->obuf + m->olen - len, m->relabel_id);
+		pfile_idlayout__set_sample_id(&m->layout, merge_out__last(&m->out, len),
+					      m->relabel_id);
 	return err;
-}
-
-static uint64_t rec_time(const struct merger *m, const struct perf_event_header *h, uint64_t prev)
-{
-	uint64_t t;
-
-	return pfile_idlayout__time(&m->layout, h, &t) ? t : prev;
 }
 
 void pass_put(struct mpass *p)
@@ -467,39 +419,90 @@ void run_free(struct mrun *r)
 	free(r);
 }
 
-/* Writes the heap's best run's records while they stay first and final. */
-int merger__emit_from_top(struct merger *m, uint64_t limit)
+/* The heap's second-best run, which bounds how long its best stays first; NULL if none. */
+static const struct mrun *rheap_runner_up(const struct merger *m)
+{
+	if (m->nr_rheap < 2)
+		return NULL;
+	if (m->nr_rheap > 2 && run_less(m->rheap[2], m->rheap[1]))
+		return m->rheap[2];
+	return m->rheap[1];
+}
+
+/*
+ * One record of the best run, about to go out in the span that starts at
+ * @span: counted, and noted in the AUXTRACE index. A record dropped for an
+ * unknown id ends the span: 1 then, 0 kept, -errno.
+ */
+static int emit_one(struct merger *m, const struct mrun *r, const unsigned char *span)
+{
+	const struct perf_event_header *h = (const void *)r->pos;
+
+	if (r->time < m->last_time)
+		m->st->late++;
+	else
+		m->last_time = r->time;
+	if (!merger__account(m, h))
+		return 1;
+	if (h->type != PFILE_REC_AUXTRACE)
+		return 0;
+	/* Where it lands: the output position the span starts at, plus. */
+	return auxidx_add(m, h, merge_out__pos(&m->out) + (r->pos - span));
+}
+
+/*
+ * Writes the heap's best run's records while they stay first and final.
+ * Each is counted, but they go out as one span: a run that leads for long
+ * costs one copy, and none into the buffer when the span outgrows it.
+ */
+static int emit_top_run(struct merger *m, uint64_t limit)
 {
 	struct mrun *r = m->rheap[0];
+	const struct mrun *next = rheap_runner_up(m);
+	const unsigned char *span = r->pos;
+	bool done;
 	int err;
 
 	for (;;) {
-		const struct perf_event_header *h = (const void *)r->pos;
+		size_t len = pfile__rec_len((const void *)r->pos);
 
-		if (r->time < m->last_time)
-			m->st->late++;
-		else
-			m->last_time = r->time;
-		err = merger__emit(m, h, pfile__rec_len(h));
-		if (err)
-			return err;
-		r->pos += pfile__rec_len(h);
-		if (r->pos >= r->end) {
-			m->rheap[0] = m->rheap[--m->nr_rheap];
-			run_free(r);
-			break;
+		err = emit_one(m, r, span);
+		if (err > 0) {
+			err = merger__out_put(m, span, r->pos - span);
+			span = r->pos + len;
 		}
+		if (err < 0)
+			return err;
+		r->pos += len;
+		done = r->pos >= r->end;
+		if (done)
+			break;
 		r->time = rec_time(m, (const void *)r->pos, r->time);
-		if (r->time > limit)
+		if (r->time > limit || (next && run_less(next, r)))
 			break;
-		/* Still the smallest? Compare with both children before sifting. */
-		if ((m->nr_rheap > 1 && run_less(m->rheap[1], r)) ||
-		    (m->nr_rheap > 2 && run_less(m->rheap[2], r)))
-			break;
+	}
+	err = merger__out_put(m, span, r->pos - span);
+	if (done) {
+		m->rheap[0] = m->rheap[--m->nr_rheap];
+		run_free(r);
 	}
 	if (m->nr_rheap)
 		rheap_sift_down(m, 0);
-	return 0;
+	return err;
+}
+
+/*
+ * Writes records while the heap's best is final (not after @limit), run
+ * after run: with interleaved shards each run leads for one record, and
+ * one call for them all saves a call and a limit per record.
+ */
+int merger__emit_until(struct merger *m, uint64_t limit)
+{
+	int err = 0;
+
+	while (!err && m->nr_rheap && m->rheap[0]->time <= limit)
+		err = emit_top_run(m, limit);
+	return err;
 }
 
 /* ---- loading ---- */
@@ -519,13 +522,16 @@ static int recidx_cmp(const void *a, const void *b)
 }
 
 /* The rare out-of-order chunk: copy its records into time order. */
-static int run_sort(struct merger *m, struct mrun *r, size_t nr)
+static int run_sort(struct merger *m, struct mrun *r)
 {
-	struct recidx *idx = malloc(nr * sizeof(*idx));
-	size_t len = r->end - r->pos, i = 0;
+	size_t len = r->end - r->pos, i = 0, nr = 0;
+	struct recidx *idx;
 	uint64_t prev = 0;
 	unsigned char *own;
 
+	for (const unsigned char *p = r->pos; p < r->end; nr++)
+		p += pfile__rec_len((const void *)p);
+	idx = malloc(nr * sizeof(*idx));
 	if (!idx)
 		return -ENOMEM;
 	for (const unsigned char *p = r->pos; p < r->end; i++) {
@@ -550,12 +556,11 @@ static int run_sort(struct merger *m, struct mrun *r, size_t nr)
 	return 0;
 }
 
-static int run_add(struct merger *m, struct mpass *mp, const unsigned char *data, size_t len)
+/* A run of @len bytes at @data, @sorted in time order or not (then sorted here). */
+static int run_add(struct merger *m, struct mpass *mp, const unsigned char *data, size_t len,
+		   bool sorted)
 {
 	struct mrun *r = calloc(1, sizeof(*r));
-	uint64_t prev = 0;
-	size_t nr = 0;
-	bool sorted = true;
 	int err;
 
 	if (!r)
@@ -565,15 +570,7 @@ static int run_add(struct merger *m, struct mpass *mp, const unsigned char *data
 	r->pos = data;
 	r->end = data + len;
 	r->seq = m->run_seq++;
-	for (const unsigned char *p = data; p < r->end; nr++) {
-		const struct perf_event_header *h = (const void *)p;
-		uint64_t t = rec_time(m, h, prev);
-
-		sorted &= t >= prev;
-		prev = t;
-		p += pfile__rec_len(h);
-	}
-	err = sorted ? 0 : run_sort(m, r, nr);
+	err = sorted ? 0 : run_sort(m, r);
 	if (!err) {
 		/* A run opening with an untimed AUXTRACE (AUX bytes, no ring record) sits at its pass. */
 		r->time = rec_time(m, (const void *)r->pos, mp->p.wtime);
@@ -606,11 +603,11 @@ static int runs_natural(struct merger *m, struct mpass *mp, const unsigned char 
 		off += pfile__rec_len(h);
 	}
 	if (nr == RUNS_MAX)
-		return run_add(m, mp, buf, len);
+		return run_add(m, mp, buf, len, false);
 	cut[nr++] = len;
 	for (size_t i = 0; !err && i < nr; start = cut[i++])
 		if (cut[i] > start)
-			err = run_add(m, mp, buf + start, cut[i] - start);
+			err = run_add(m, mp, buf + start, cut[i] - start, true);
 	return err;
 }
 
@@ -672,7 +669,7 @@ static int pass_add_decompressed(struct merger *m, struct mshard *s, struct mpas
 	if (n < 0)
 		return n;
 	m->st->bytes_raw += n;
-	if (merger__check_pass(m, s, mp, m->scratch, n, UINT64_MAX, false))
+	if (merger__check_pass(m, s, mp, m->scratch, n, UINT64_MAX, false, NULL))
 		return mp->dropped ? 0 : -EBADMSG;
 	copy = malloc(n ? n : 1);
 	if (!copy)
@@ -684,41 +681,73 @@ static int pass_add_decompressed(struct merger *m, struct mshard *s, struct mpas
 	return runs_natural(m, mp, copy, n);
 }
 
-int pass_add_runs(struct merger *m, struct mshard *s, struct mpass *mp, bool *damaged)
+/* Notes a chunk's records, checked, for pass_add_runs to make runs of. 0 / -ENOMEM. */
+static int chunk_keep(struct merger *m, const unsigned char *data, size_t len, bool sorted)
+{
+	struct mchunk *n;
+
+	if (!len)
+		return 0;
+	n = array__grow(m->chunks, &m->cap_chunks, m->nr_chunks + 1, sizeof(*n), 64);
+	if (!n)
+		return -ENOMEM;
+	m->chunks = n;
+	m->chunks[m->nr_chunks++] = (struct mchunk){data, len, sorted};
+	return 0;
+}
+
+/*
+ * The pass's chunks, each checked, into m->chunks up to a corrupt one
+ * (*@corrupt). 0, 1 when a damaged record drops the pass, -errno.
+ */
+static int pass_check_chunks(struct merger *m, struct mshard *s, struct mpass *mp,
+			     bool *corrupt)
 {
 	const unsigned char *data;
 	size_t pos = 0, len;
 	uint32_t cpu;
 	int ret;
 
-	if (mp->p.compressed)
-		return pass_add_decompressed(m, s, mp, damaged);
-	/* Checked whole first: a damaged record drops the pass, not just what follows. */
+	m->nr_chunks = 0;
 	while ((ret = shard_pass__next_chunk(&mp->p, &pos, &cpu, &data, &len)) > 0) {
 		uint64_t base = mp->p.file_off + sizeof(struct shard_pass_rec) + (data - mp->p.buf);
 
-		if (merger__check_pass(m, s, mp, data, len, base, false))
-			return mp->dropped ? 0 : -EBADMSG;
-	}
-	pos = 0;
-	while ((ret = shard_pass__next_chunk(&mp->p, &pos, &cpu, &data, &len)) > 0) {
-		m->st->bytes_raw += len;
-		if (!len)
-			continue;
-		ret = run_add(m, mp, data, len);
+		bool sorted;
+
+		if (merger__check_pass(m, s, mp, data, len, base, false, &sorted))
+			return mp->dropped ? 1 : -EBADMSG;
+		ret = chunk_keep(m, data, len, sorted);
 		if (ret)
 			return ret;
 	}
-	if (ret < 0) {
-		snprintf(m->err, m->errlen, "%s: corrupt chunk in pass at offset %llu%s", s->r.name,
-			 (unsigned long long)mp->p.file_off,
-			 m->o->recover ? ": kept the records before it" : ": merge with --recover");
-		if (m->o->recover) {
-			*damaged = true;
-			ret = 0;
-		}
+	*corrupt = ret < 0;
+	return 0;
+}
+
+int pass_add_runs(struct merger *m, struct mshard *s, struct mpass *mp, bool *damaged)
+{
+	bool corrupt = false;
+	int ret;
+
+	if (mp->p.compressed)
+		return pass_add_decompressed(m, s, mp, damaged);
+	/* Checked whole first: a damaged record drops the pass, not just what follows. */
+	ret = pass_check_chunks(m, s, mp, &corrupt);
+	for (size_t i = 0; !ret && i < m->nr_chunks; i++) {
+		m->st->bytes_raw += m->chunks[i].len;
+		ret = run_add(m, mp, m->chunks[i].data, m->chunks[i].len, m->chunks[i].sorted);
 	}
-	return ret;
+	if (ret)
+		return ret > 0 ? 0 : ret;
+	if (!corrupt)
+		return 0;
+	snprintf(m->err, m->errlen, "%s: corrupt chunk in pass at offset %llu%s", s->r.name,
+		 (unsigned long long)mp->p.file_off,
+		 m->o->recover ? ": kept the records before it" : ": merge with --recover");
+	if (!m->o->recover)
+		return -EBADMSG;
+	*damaged = true;
+	return 0;
 }
 
 void merger__progress(struct merger *m, uint64_t done)

@@ -220,7 +220,7 @@ static int finish_features(struct merger *m, struct pfile_header *fh)
 	if (!err && m->hits)
 		err = m->o->hits->encode(m->hits, fs, &m->st->nr_build_ids);
 	if (!err)
-		err = pfile__write_features(m->out_fd, m->ooff, fs, fh->features, &end);
+		err = pfile__write_features(m->out_fd, merge_out__pos(&m->out), fs, fh->features, &end);
 	return err;
 }
 
@@ -234,8 +234,9 @@ static int write_file(struct merger *m)
 				 &fh.attrs, &m->data_start);
 	if (err)
 		return err;
-	m->ooff = m->data_start;
-	err = merger__copy_prologue(m);
+	err = merge_out__init(&m->out, m->out_fd, m->data_start, false);
+	if (!err)
+		err = merger__copy_prologue(m);
 	if (!err)
 		err = merger__copy_tail(m, &m->tail_synth, "tail.synth");
 	if (!err)
@@ -247,8 +248,8 @@ static int write_file(struct merger *m)
 	if (err)
 		return err;
 	fh.data.offset = m->data_start;
-	fh.data.size = m->ooff - m->data_start;
-	m->st->bytes_out = m->ooff;
+	fh.data.size = merge_out__pos(&m->out) - m->data_start;
+	m->st->bytes_out = merge_out__pos(&m->out);
 	err = finish_features(m, &fh);
 	if (!err)
 		err = pfile__write_header(m->out_fd, &fh);
@@ -322,9 +323,7 @@ static int open_header(struct merger *m)
 			     m->hdr.events[0].attr.sample_id_all);
 	m->st->nr_events = m->hdr.nr_events;
 	m->st->samples_per_event = calloc(m->hdr.nr_events, sizeof(uint64_t));
-	if (!m->st->samples_per_event)
-		return -ENOMEM;
-	return idmap_build(m);
+	return m->st->samples_per_event ? 0 : -ENOMEM;
 }
 
 static int open_output(struct merger *m, char *tmp, size_t len)
@@ -347,6 +346,7 @@ static void merger_release(struct merger *m)
 	while (m->nr_rheap)
 		run_free(m->rheap[--m->nr_rheap]);
 	free(m->rheap);
+	free(m->chunks);
 	for (size_t i = 0; i < m->nr_shards; i++)
 		shard_reader__close(&m->shards[i].r);
 	free(m->shards);
@@ -362,9 +362,8 @@ static void merger_release(struct merger *m)
 		m->o->dec->delete(m->dec);
 	free(m->scratch);
 	free(m->auxidx);
-	free(m->ids);
 	free(m->cpu_sw_id);
-	free(m->obuf);
+	merge_out__release(&m->out);
 	if (m->hits)
 		m->o->hits->delete(m->hits);
 	merge_run__release(m);
@@ -401,9 +400,6 @@ static int merger_init(struct merger *m)
 		err = merge_run__check(m);
 	if (err)
 		return err;
-	m->obuf = malloc(OUT_BUF_SIZE);
-	if (!m->obuf)
-		return -ENOMEM;
 	if (m->o->dec) {
 		m->dec = m->o->dec->new();
 		if (!m->dec)
@@ -426,8 +422,13 @@ static int run_file(struct merger *m)
 	if (ret)
 		return ret;
 	ret = write_file(m);
-	/* Complete or absent: on disk before it takes the output's name. */
-	if (!ret && fsync(m->out_fd))
+	merge_out__release(&m->out); /* its writer is done before the fd closes */
+	/*
+	 * Complete or absent: on disk before it takes the output's name.
+	 * fdatasync: the data and what reading it back needs (size, blocks),
+	 * not the timestamps; most of it is on disk already (out_writeback).
+	 */
+	if (!ret && fdatasync(m->out_fd))
 		ret = -errno;
 	if (close(m->out_fd) && !ret)
 		ret = -errno;

@@ -86,9 +86,9 @@ static int frame_add(struct merger *m, struct mshard *s, struct mpass *mp, bool 
 	/* A frame is copied whole: its records, and the payload around them, all checked. */
 	if (mp->p.compressed && !mp->p.truncated && !*damaged &&
 	    merger__check_pass(m, s, mp, mp->p.buf, mp->p.len,
-			       mp->p.file_off + sizeof(struct shard_pass_rec), true))
+			       mp->p.file_off + sizeof(struct shard_pass_rec), true, NULL))
 		return mp->dropped ? 0 : -EBADMSG;
-	if (merger__check_pass(m, s, mp, m->scratch, n, UINT64_MAX, true))
+	if (merger__check_pass(m, s, mp, m->scratch, n, UINT64_MAX, true, NULL))
 		return mp->dropped ? 0 : -EBADMSG;
 	f = calloc(1, sizeof(*f));
 	if (!f)
@@ -237,10 +237,9 @@ int merge_shards(struct merger *m)
 		uint64_t limit = m->sheap.n ? ((struct mshard *)pheap__top(&m->sheap))->safe
 					    : UINT64_MAX;
 
-		if (m->nr_rheap && m->rheap[0]->time <= limit) {
-			err = merger__emit_from_top(m, limit);
-			continue;
-		}
+		err = merger__emit_until(m, limit);
+		if (err || !m->sheap.n)
+			continue; /* with no shard left to read, everything went out */
 		if (m->since_round >= ROUND_BYTES)
 			err = merger__out_round(m);
 		if (!err)

@@ -17,6 +17,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,8 @@
 #define MERGE_SLACK_NS (10ULL * 1000 * 1000)
 #define OUT_BUF_SIZE (1U << 20)
 #define ROUND_BYTES (256U << 10)
+#define WRITEBACK_STEP (16ULL << 20) /* merge_out.c */
+#define WRITEBACK_LAG 4
 #define MAX_SHARDS 65536
 struct mpass {
 	struct shard_pass p;
@@ -47,28 +50,50 @@ struct mshard {
 	bool eof;
 	bool damaged; /* counted in damaged_shards */
 };
+/* A checked chunk of a pass, before it becomes runs. */
+struct mchunk {
+	const unsigned char *data;
+	size_t len;
+	bool sorted; /* in time order (a ring's records but for nested NMIs) */
+};
 /* A compressed pass kept whole: its frame is copied as is. */
 struct mframe {
 	struct mpass *pass;
 	uint64_t min, max, seq;
 };
-struct idmap {
-	uint64_t id;
-	uint32_t ev;
+/* The output stream (merge_out.c): two buffers, one being written by a writer thread. */
+struct merge_out {
+	int fd;
+	bool stream;            /* a pipe: write(), no offsets, no write-behind */
+	uint64_t off;           /* file offset of buf[cur]'s first byte */
+	unsigned char *buf[2];
+	size_t len;             /* bytes in buf[cur] */
+	int cur;
+	uint64_t wb_off;        /* output below it handed to the disk */
+	pthread_t thread;
+	bool have_thread, have_lock;
+	pthread_mutex_t lock;   /* guards what follows, shared with the writer */
+	pthread_cond_t cond;
+	const void *job;        /* the buffer being written, NULL when idle */
+	size_t job_len;
+	uint64_t job_off;
+	bool stop;
+	int err;                /* the writer's first error */
 };
+
 struct merger {
 	const struct merge_opts *o;
 	struct merge_stats *st;
 	struct pfile hdr;
 	struct pfile_check chk; /* every record written is checked against hdr first */
 	struct pfile_idlayout layout;
-	struct idmap *ids;
-	size_t nr_ids;
 	struct mshard *shards;
 	size_t nr_shards;
 	struct pheap sheap; /* shards with unread passes, by watermark */
 	struct mrun **rheap;
 	size_t nr_rheap, cap_rheap;
+	struct mchunk *chunks; /* the pass being loaded (pass_add_runs) */
+	size_t nr_chunks, cap_chunks;
 	struct pheap fheap; /* compressed frames, by first timestamp */
 	bool frames;           /* compressed shards merged frame by frame */
 	uint64_t round_max, prev_round_max, emitted_max;
@@ -77,9 +102,8 @@ struct merger {
 	size_t scratch_cap;
 	uint64_t run_seq, slack;
 	int dirfd, out_fd;
-	unsigned char *obuf;
-	size_t olen;
-	uint64_t ooff, data_start, since_round, last_time;
+	struct merge_out out;
+	uint64_t data_start, since_round, last_time;
 	uint64_t unknown_ids;
 	/*
 	 * From header.data's ID_INDEX: per CPU, the id of the one software or
@@ -104,22 +128,54 @@ struct merger {
 	size_t errlen;
 };
 
+/*
+ * merge_out.c: 0 / -ENOMEM; writes at @off of @fd, in a writer thread when
+ * one starts; @stream (pipe mode): at the fd's position, @off counting only.
+ */
+int merge_out__init(struct merge_out *o, int fd, uint64_t off, bool stream);
+/* merge_out__put past the buffer's end: hands it off first. */
+int merge_out__put_slow(struct merge_out *o, const void *p, size_t len);
+/* Appends @len bytes. 0 / -errno of this or an earlier write. Inline: once per record or span. */
+static inline int merge_out__put(struct merge_out *o, const void *p, size_t len)
+{
+	if (o->len + len > OUT_BUF_SIZE)
+		return merge_out__put_slow(o, p, len);
+	memcpy(o->buf[o->cur] + o->len, p, len);
+	o->len += len;
+	return 0;
+}
+/* Everything put is written (not yet synced). 0 / -errno of any write. */
+int merge_out__sync(struct merge_out *o);
+/* Stops the writer (after its last write) and frees the buffers; accepts a zeroed @o. */
+void merge_out__release(struct merge_out *o);
+/* Where the next byte put lands in the file. */
+static inline uint64_t merge_out__pos(const struct merge_out *o)
+{
+	return o->off + o->len;
+}
+
+/* The last @len bytes put, still in the buffer (@len at most OUT_BUF_SIZE). */
+static inline void *merge_out__last(struct merge_out *o, size_t len)
+{
+	return o->buf[o->cur] + o->len - len;
+}
+
 bool shard_less(const void *a, const void *b);
 bool frame_less(const void *a, const void *b);
 int merger__out_flush(struct merger *m);
 int merger__out_put(struct merger *m, const void *p, size_t len);
 int merger__out_round(struct merger *m);
-int idmap_build(struct merger *m);
 bool merger__account(struct merger *m, const struct perf_event_header *h);
 int auxidx_scan(struct merger *m, const unsigned char *buf, size_t len);
 int merger__emit(struct merger *m, const struct perf_event_header *h, size_t len);
 int merger__check_file_rec(struct merger *m, const char *name, const struct perf_event_header *h,
 			   size_t len, uint64_t off);
 int merger__check_pass(struct merger *m, struct mshard *s, struct mpass *mp,
-		       const unsigned char *buf, size_t len, uint64_t base, bool frame);
+		       const unsigned char *buf, size_t len, uint64_t base, bool frame,
+		       bool *sorted);
 void pass_put(struct mpass *p);
 void run_free(struct mrun *r);
-int merger__emit_from_top(struct merger *m, uint64_t limit);
+int merger__emit_until(struct merger *m, uint64_t limit);
 long pass_decompress(struct merger *m, struct mshard *s, const struct mpass *mp,
 			    bool *damaged);
 int pass_add_runs(struct merger *m, struct mshard *s, struct mpass *mp, bool *damaged);

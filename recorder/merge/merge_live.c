@@ -19,7 +19,7 @@ static int live_wait(struct merger *m)
 	/* Frames overlap in time: only merge_frames may place their rounds. */
 	if (!m->frames && m->since_round)
 		err = merger__out_round(m);
-	if (!err && m->olen)
+	if (!err)
 		err = merger__out_flush(m);
 	if (!err)
 		err = m->o->live->wait(m->o->live->arg);

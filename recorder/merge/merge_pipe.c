@@ -155,7 +155,10 @@ static int live_tails(struct merger *m)
 
 int merge_pipe__write(struct merger *m)
 {
-	int err = pipe_head(m);
+	int err = merge_out__init(&m->out, m->o->pipe_fd, 0, true);
+
+	if (!err)
+		err = pipe_head(m);
 
 	m->prologue_hook = prologue_hook;
 	if (!err)
@@ -170,7 +173,7 @@ int merge_pipe__write(struct merger *m)
 		err = merger__copy_tail(m, &m->tail_raw, "tail.raw");
 	if (!err)
 		err = merger__out_flush(m);
-	m->st->bytes_out = m->ooff;
+	m->st->bytes_out = merge_out__pos(&m->out);
 	/* perf 6.1 would send it cut short; said as a note on success. */
 	if (!err && m->pipe_skipped_feat >= 0)
 		snprintf(m->err, m->errlen,

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /*
  * The perf release whose format the files follow. HEADER_VERSION starts
@@ -315,8 +316,14 @@ struct pfile {
 	struct pfile_event *events;
 	size_t nr_events;
 	struct pfile_featset feats;
-	struct pfile_id_ent *id_index; /* sorted by id, for pfile__event_by_id */
-	size_t nr_id_index;
+	/*
+	 * Open addressing, a power of two at least twice the ids, empty slots
+	 * with ev SIZE_MAX: pfile__event_by_id runs for every record a merge
+	 * checks and counts, where a binary search over thousands of ids
+	 * (one per event and CPU) cost more than the rest of the check.
+	 */
+	struct pfile_id_ent *id_hash;
+	size_t id_hash_mask;
 };
 
 /*
@@ -343,8 +350,33 @@ int pfile__openat(struct pfile *pf, int dirfd, const char *name, int flags, cons
 		  char *err, size_t errlen);
 void pfile__close(struct pfile *pf);
 
+/* @id's first slot in pf->id_hash. Kernel ids are consecutive: a multiplicative hash spreads them. */
+static inline size_t pfile__id_slot(uint64_t id, size_t mask)
+{
+	return (size_t)((id * 0x9e3779b97f4a7c15ULL) >> 32) & mask;
+}
+
+/* The index of the event whose ids contain @id, or -1. Inline: the merge asks for every record. */
+static inline long pfile__event_index(const struct pfile *pf, uint64_t id)
+{
+	size_t i;
+
+	if (!pf->id_hash)
+		return -1;
+	for (i = pfile__id_slot(id, pf->id_hash_mask); pf->id_hash[i].ev != SIZE_MAX;
+	     i = (i + 1) & pf->id_hash_mask)
+		if (pf->id_hash[i].id == id)
+			return pf->id_hash[i].ev;
+	return -1;
+}
+
 /* Returns the event whose ids contain @id, or NULL. */
-const struct pfile_event *pfile__event_by_id(const struct pfile *pf, uint64_t id);
+static inline const struct pfile_event *pfile__event_by_id(const struct pfile *pf, uint64_t id)
+{
+	long ev = pfile__event_index(pf, id);
+
+	return ev < 0 ? NULL : &pf->events[ev];
+}
 
 /*
  * Sequential record reader over [start, start+len) of an fd, buffered.
@@ -391,12 +423,45 @@ struct pfile_idlayout {
 };
 
 void pfile_idlayout__init(struct pfile_idlayout *l, uint64_t sample_type, bool sample_id_all);
+
+/*
+ * The field at @sample_off of a SAMPLE, or @trailer_back bytes before the
+ * end of another kernel record. Inline with the two below: the merge reads
+ * a time and an id from every record it writes.
+ */
+static inline bool pfile_idlayout__field(const struct pfile_idlayout *l,
+					 const struct perf_event_header *h, int sample_off,
+					 int trailer_back, uint64_t *v)
+{
+	int off = sample_off;
+
+	if (h->type >= PFILE_REC_HEADER_ATTR) /* perf's user records carry neither */
+		return false;
+	if (h->type != PERF_RECORD_SAMPLE) {
+		if (!l->sample_id_all || trailer_back < 0 || (size_t)trailer_back + 8 > h->size)
+			return false;
+		off = h->size - trailer_back;
+	}
+	if (off < 0 || (size_t)off + 8 > h->size)
+		return false;
+	memcpy(v, (const char *)h + off, 8);
+	return true;
+}
+
 /* Timestamp of a kernel record; false for user types and records without one. */
-bool pfile_idlayout__time(const struct pfile_idlayout *l, const struct perf_event_header *h,
-			  uint64_t *time);
+static inline bool pfile_idlayout__time(const struct pfile_idlayout *l,
+					const struct perf_event_header *h, uint64_t *time)
+{
+	return pfile_idlayout__field(l, h, l->sample_time_off, l->trailer_time_back, time);
+}
+
 /* Sample id (IDENTIFIER or ID) of a kernel record; false if none. */
-bool pfile_idlayout__id(const struct pfile_idlayout *l, const struct perf_event_header *h,
-			uint64_t *id);
+static inline bool pfile_idlayout__id(const struct pfile_idlayout *l,
+				      const struct perf_event_header *h, uint64_t *id)
+{
+	return pfile_idlayout__field(l, h, l->sample_id_off, l->trailer_id_back, id);
+}
+
 /*
  * Sets every id field of SAMPLE @rec (IDENTIFIER, ID, STREAM_ID: the
  * kernel writes the same id in each) to @id; @rec holds the whole record.
@@ -417,7 +482,20 @@ size_t pfile_idlayout__write_trailer(const struct pfile_idlayout *l, void *dst, 
  * payload above PFILE_AUXTRACE_MAX. Reads 16 bytes at @h only for AUXTRACE
  * with header.size >= 16: callers check header.size fits first.
  */
-uint64_t pfile__rec_len(const struct perf_event_header *h);
+static inline uint64_t pfile__rec_len(const struct perf_event_header *hp)
+{
+	struct perf_event_header h;
+	uint64_t payload;
+
+	/* Copied: records after a COMPRESSED one (unpadded size) need not be aligned. */
+	memcpy(&h, hp, sizeof(h));
+	if (h.type != PFILE_REC_AUXTRACE)
+		return h.size;
+	if (h.size < sizeof(h) + sizeof(payload))
+		return UINT64_MAX;
+	memcpy(&payload, (const char *)hp + sizeof(h), sizeof(payload));
+	return payload > PFILE_AUXTRACE_MAX ? UINT64_MAX : h.size + payload;
+}
 
 /*
  * Walks the records of a stream: returns the bytes of whole records at its
@@ -439,6 +517,8 @@ size_t pfile__walk_records(const void *buf, size_t len, bool aligned, int *statu
 struct pfile_check {
 	const struct pfile *pf;
 	struct pfile_idlayout *lay; /* one per event of @pf */
+	/* per event: the one size its SAMPLEs have, 0 when they vary (callchains, ...) */
+	uint32_t *sample_size;
 };
 
 /* 0 / -ENOMEM. @pf must outlive @c. */
@@ -462,6 +542,24 @@ void pfile_check__release(struct pfile_check *c);
  */
 int pfile_check__record(const struct pfile_check *c, const void *rec, size_t len,
 			const char **why);
+
+/*
+ * The last SAMPLE pfile_check__record_memo passed whole on its size (its
+ * event has no variable field): size 0 for none yet. Zero it to start.
+ */
+struct pfile_check_memo {
+	uint64_t id;
+	uint32_t size;
+};
+
+/*
+ * pfile_check__record, but a SAMPLE of the size and id of the one in @memo
+ * is OK at once: for fixed-size samples those two are all the check reads,
+ * so the verdict is the same, for a few instructions instead of the parse
+ * (the merge checks every record; a ring's run repeats one event and id).
+ */
+int pfile_check__record_memo(const struct pfile_check *c, struct pfile_check_memo *memo,
+			     const void *rec, size_t len, const char **why);
 
 /*
  * The events as perf 6.1's session open wants them (evlist__valid_*): at

@@ -44,22 +44,61 @@ static const struct kspec kspec[KERNEL_TYPE_MAX + 1] = {
 	[PERF_RECORD_TEXT_POKE] = {12, false, true}, [21] = {8, false, true},
 };
 
+/* The u64 fields of a SAMPLE, in the order evsel__parse_sample() reads them. */
+#define SAMPLE_FIXED                                                                               \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |             \
+	 PERF_SAMPLE_PERIOD)
+#define SAMPLE_WEIGHTS (PERF_SAMPLE_WEIGHT | (1ULL << 24)) /* WEIGHT_STRUCT: one u64 either way */
+/* After the variable fields: the weight, these, REGS_INTR, the late ones, AUX. */
+#define SAMPLE_MID (PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION)
+#define SAMPLE_LATE                                                                                \
+	(PERF_SAMPLE_PHYS_ADDR | (1ULL << 21) /* CGROUP */ | (1ULL << 22) /* DATA_PAGE_SIZE */ |   \
+	 (1ULL << 23) /* CODE_PAGE_SIZE */)
+/* Fields whose size the record says: READ (a group's), CALLCHAIN, RAW, ..., AUX. */
+#define SAMPLE_VARIABLE                                                                            \
+	(PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK |   \
+	 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_REGS_INTR | (1ULL << 20))
+
+/*
+ * The size of every SAMPLE of an event without variable fields, 0 for the
+ * others: the full parse below gives the same verdict for those in one
+ * comparison (the merge checks every record it writes).
+ */
+static uint32_t sample_size(uint64_t st)
+{
+	if (st & SAMPLE_VARIABLE)
+		return 0;
+	return 8 * (1 + __builtin_popcountll(st & (SAMPLE_FIXED | SAMPLE_MID | SAMPLE_LATE)) +
+		    !!(st & SAMPLE_WEIGHTS));
+}
+
 int pfile_check__init(struct pfile_check *c, const struct pfile *pf)
 {
+	size_t n = pf->nr_events ? pf->nr_events : 1;
+
 	c->pf = pf;
-	c->lay = calloc(pf->nr_events ? pf->nr_events : 1, sizeof(*c->lay));
-	if (!c->lay)
+	c->lay = calloc(n, sizeof(*c->lay));
+	c->sample_size = calloc(n, sizeof(*c->sample_size));
+	if (!c->lay || !c->sample_size) {
+		pfile_check__release(c);
 		return -ENOMEM;
-	for (size_t i = 0; i < pf->nr_events; i++)
-		pfile_idlayout__init(&c->lay[i], pf->events[i].attr.sample_type,
-				     pf->events[i].attr.sample_id_all);
+	}
+	for (size_t i = 0; i < pf->nr_events; i++) {
+		const struct perf_event_attr *a = &pf->events[i].attr;
+
+		pfile_idlayout__init(&c->lay[i], a->sample_type, a->sample_id_all);
+		c->sample_size[i] = sample_size(a->sample_type);
+	}
 	return 0;
 }
 
 void pfile_check__release(struct pfile_check *c)
 {
 	free(c->lay);
+	free(c->sample_size);
 	c->lay = NULL;
+	c->sample_size = NULL;
 }
 
 
@@ -71,13 +110,6 @@ static uint64_t u64_at(const unsigned char *p)
 	return v;
 }
 
-/* The event of a known id; -1 for none. */
-static long event_of(const struct pfile *pf, uint64_t id)
-{
-	const struct pfile_event *ev = pfile__event_by_id(pf, id);
-
-	return ev ? ev - pf->events : -1;
-}
 
 /* read_format values, as in a SAMPLE's READ field or a READ record. */
 static bool read_values(struct pcursor *c, uint64_t rf)
@@ -165,23 +197,15 @@ static bool sample_tail(struct pcursor *c, const struct perf_event_attr *a)
 /* The rest, WEIGHT to AUX. */
 static bool sample_tail2(struct pcursor *c, const struct perf_event_attr *a)
 {
-	static const uint64_t u64s[] = {
-		PERF_SAMPLE_WEIGHT | (1ULL << 24), PERF_SAMPLE_DATA_SRC, PERF_SAMPLE_TRANSACTION,
-	};
-	static const uint64_t u64s2[] = {
-		PERF_SAMPLE_PHYS_ADDR, 1ULL << 21 /* CGROUP */, 1ULL << 22 /* DATA_PAGE_SIZE */,
-		1ULL << 23 /* CODE_PAGE_SIZE */,
-	};
 	uint64_t st = a->sample_type;
+	uint64_t mid = !!(st & SAMPLE_WEIGHTS) + __builtin_popcountll(st & SAMPLE_MID);
 
-	for (size_t i = 0; i < sizeof(u64s) / sizeof(u64s[0]); i++)
-		if ((st & u64s[i]) && !pcursor__u64(c, NULL))
-			return false;
+	if (!pcursor__take(c, NULL, 8 * mid))
+		return false;
 	if ((st & PERF_SAMPLE_REGS_INTR) && !regs(c, a->sample_regs_intr))
 		return false;
-	for (size_t i = 0; i < sizeof(u64s2) / sizeof(u64s2[0]); i++)
-		if ((st & u64s2[i]) && !pcursor__u64(c, NULL))
-			return false;
+	if (!pcursor__take(c, NULL, 8ULL * __builtin_popcountll(st & SAMPLE_LATE)))
+		return false;
 	if ((st & (1ULL << 20)) /* AUX */ && !counted(c, 1))
 		return false;
 	return true;
@@ -202,16 +226,23 @@ static int check_sample(const struct pfile_check *c, const unsigned char *rec, s
 			return PFILE_CHECK_BAD;
 		}
 		id = u64_at(rec + l0->sample_id_off);
-		ev = event_of(pf, id);
+		ev = pfile__event_index(pf, id);
 		if (ev < 0) {
 			*why = "sample id of no event";
 			return PFILE_CHECK_UNKNOWN_ID;
 		}
 	}
-	fixed = c->lay[ev].sample_type & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
-					  PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
-					  PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
-					  PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD);
+	if (c->sample_size[ev] && size < c->sample_size[ev]) {
+		*why = "sample does not parse against its sample_type";
+		return PFILE_CHECK_BAD;
+	}
+	if (c->sample_size[ev] && size > c->sample_size[ev]) {
+		*why = "sample longer than its sample_type";
+		return PFILE_CHECK_BAD;
+	}
+	if (c->sample_size[ev])
+		return PFILE_CHECK_OK;
+	fixed = c->lay[ev].sample_type & SAMPLE_FIXED;
 	if (!pcursor__take(&cur, NULL, 8ULL * __builtin_popcountll(fixed)) ||
 	    !sample_tail(&cur, &pf->events[ev].attr) || !sample_tail2(&cur, &pf->events[ev].attr)) {
 		*why = "sample does not parse against its sample_type";
@@ -241,7 +272,7 @@ static int trailer_event(const struct pfile_check *c, const unsigned char *rec, 
 	id = u64_at(rec + size - l0->trailer_id_back);
 	if (!id)
 		return PFILE_CHECK_OK; /* perf: the first event (synthesized records) */
-	*ev = event_of(c->pf, id);
+	*ev = pfile__event_index(c->pf, id);
 	if (*ev < 0) {
 		*why = "record id of no event";
 		return PFILE_CHECK_UNKNOWN_ID;
@@ -310,7 +341,7 @@ static bool id_index(const struct pfile *pf, const unsigned char *rec, size_t si
 	    (size - 16 != nr * 32 && size - 16 != nr * 48))
 		return false;
 	for (uint64_t i = 0; i < nr; i++)
-		if (event_of(pf, u64_at(rec + 16 + 32 * i)) < 0)
+		if (pfile__event_index(pf, u64_at(rec + 16 + 32 * i)) < 0)
 			return false;
 	return true;
 }
@@ -376,7 +407,7 @@ static bool user_body(const struct pfile *pf, unsigned type, const unsigned char
 	case PFILE_REC_STAT_ROUND:
 		return size == 24;
 	case PFILE_REC_EVENT_UPDATE:
-		return size >= 24 && u64_at(rec + 8) <= 3 && event_of(pf, u64_at(rec + 16)) >= 0;
+		return size >= 24 && u64_at(rec + 8) <= 3 && pfile__event_index(pf, u64_at(rec + 16)) >= 0;
 	case PFILE_REC_TIME_CONV:
 		return size == 32 || size == 56;
 	case PFILE_REC_COMPRESSED:
@@ -423,4 +454,36 @@ int pfile_check__record(const struct pfile_check *c, const void *rec, size_t len
 		return PFILE_CHECK_BAD;
 	}
 	return PFILE_CHECK_OK;
+}
+
+/* The SAMPLE's id where the first event's layout puts it; 0 without ids (one event). */
+static uint64_t sample_id(const struct pfile_check *c, const unsigned char *rec)
+{
+	return c->lay[0].sample_id_off >= 0 ? u64_at(rec + c->lay[0].sample_id_off) : 0;
+}
+
+int pfile_check__record_memo(const struct pfile_check *c, struct pfile_check_memo *memo,
+			     const void *rec, size_t len, const char **why)
+{
+	struct perf_event_header h = {0};
+	long ev = 0;
+	int ret;
+
+	if (len >= sizeof(h)) {
+		memcpy(&h, rec, sizeof(h));
+		if (memo->size && h.type == PERF_RECORD_SAMPLE && h.size == memo->size && h.size <= len &&
+		    sample_id(c, rec) == memo->id) {
+			*why = NULL;
+			return PFILE_CHECK_OK;
+		}
+	}
+	ret = pfile_check__record(c, rec, len, why);
+	if (ret != PFILE_CHECK_OK || h.type != PERF_RECORD_SAMPLE)
+		return ret;
+	/* OK, so the id (if any) is at hand and known. */
+	if (c->lay[0].sample_id_off >= 0)
+		ev = pfile__event_index(c->pf, sample_id(c, rec));
+	if (ev >= 0 && c->sample_size[ev] == h.size)
+		*memo = (struct pfile_check_memo){sample_id(c, rec), h.size};
+	return ret;
 }

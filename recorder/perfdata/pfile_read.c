@@ -266,34 +266,39 @@ static int events__load(struct pfile *pf, char *err, size_t errlen, const char *
 	return ret;
 }
 
-static int id_ent__cmp(const void *a, const void *b)
+/* Adds @id -> @ev; false when @id is there already. */
+static bool id_hash__add(struct pfile *pf, uint64_t id, size_t ev)
 {
-	const struct pfile_id_ent *x = a, *y = b;
+	size_t i = pfile__id_slot(id, pf->id_hash_mask);
 
-	return x->id < y->id ? -1 : x->id > y->id;
+	for (; pf->id_hash[i].ev != SIZE_MAX; i = (i + 1) & pf->id_hash_mask)
+		if (pf->id_hash[i].id == id)
+			return false;
+	pf->id_hash[i] = (struct pfile_id_ent){id, ev};
+	return true;
 }
 
-/* Sorted id -> event table; an id in two events makes samples ambiguous. */
+/* The id -> event table; an id in two events makes samples ambiguous. */
 static int id_index__build(struct pfile *pf, char *err, size_t errlen, const char *path)
 {
-	size_t i, j, n = 0;
+	size_t i, j, n = 0, cap = 2;
 
 	for (i = 0; i < pf->nr_events; i++)
 		n += pf->events[i].nr_ids; /* bounded by file size / 8 */
-	pf->id_index = calloc(n ? n : 1, sizeof(*pf->id_index));
-	if (!pf->id_index)
+	while (cap < 2 * n)
+		cap *= 2;
+	pf->id_hash = malloc(cap * sizeof(*pf->id_hash));
+	if (!pf->id_hash)
 		return -ENOMEM;
+	pf->id_hash_mask = cap - 1;
+	for (i = 0; i < cap; i++)
+		pf->id_hash[i].ev = SIZE_MAX;
 	for (i = 0; i < pf->nr_events; i++) {
 		for (j = 0; j < pf->events[i].nr_ids; j++) {
-			pf->id_index[pf->nr_id_index].id = pf->events[i].ids[j];
-			pf->id_index[pf->nr_id_index++].ev = i;
-		}
-	}
-	qsort(pf->id_index, n, sizeof(*pf->id_index), id_ent__cmp);
-	for (i = 1; i < n; i++) {
-		if (pf->id_index[i].id == pf->id_index[i - 1].id) {
+			if (id_hash__add(pf, pf->events[i].ids[j], i))
+				continue;
 			set_err(err, errlen, path, "sample id %llu appears twice",
-				(unsigned long long)pf->id_index[i].id);
+				(unsigned long long)pf->events[i].ids[j]);
 			return -EINVAL;
 		}
 	}
@@ -514,29 +519,12 @@ void pfile__close(struct pfile *pf)
 		free(pf->events[i].ids);
 	}
 	free(pf->events);
-	free(pf->id_index);
+	free(pf->id_hash);
 	pfile_featset__release(&pf->feats);
 	if (pf->fd >= 0)
 		close(pf->fd);
 	memset(pf, 0, sizeof(*pf));
 	pf->fd = -1;
-}
-
-const struct pfile_event *pfile__event_by_id(const struct pfile *pf, uint64_t id)
-{
-	size_t lo = 0, hi = pf->nr_id_index;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (pf->id_index[mid].id == id)
-			return &pf->events[pf->id_index[mid].ev];
-		if (pf->id_index[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
 }
 
 /* ---- record reader ---- */

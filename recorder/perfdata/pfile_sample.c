@@ -92,44 +92,6 @@ void pfile_idlayout__set_sample_id(const struct pfile_idlayout *l, void *rec, ui
 			memcpy((char *)rec + offs[i], &id, 8);
 }
 
-static bool read_u64_at(const struct perf_event_header *h, int off, uint64_t *v)
-{
-	if (off < 0 || (size_t)off + 8 > h->size)
-		return false;
-	memcpy(v, (const char *)h + off, 8);
-	return true;
-}
-
-/* perf's user records start at 64; the kernel's stop below it. */
-static bool is_kernel_record(const struct perf_event_header *h)
-{
-	return h->type < PFILE_REC_HEADER_ATTR;
-}
-
-static bool field(const struct pfile_idlayout *l, const struct perf_event_header *h, int sample_off,
-		  int trailer_back, uint64_t *v)
-{
-	if (!is_kernel_record(h))
-		return false;
-	if (h->type == PERF_RECORD_SAMPLE)
-		return read_u64_at(h, sample_off, v);
-	if (!l->sample_id_all || trailer_back < 0 || (size_t)trailer_back + 8 > h->size)
-		return false;
-	return read_u64_at(h, h->size - trailer_back, v);
-}
-
-bool pfile_idlayout__time(const struct pfile_idlayout *l, const struct perf_event_header *h,
-			  uint64_t *time)
-{
-	return field(l, h, l->sample_time_off, l->trailer_time_back, time);
-}
-
-bool pfile_idlayout__id(const struct pfile_idlayout *l, const struct perf_event_header *h,
-			uint64_t *id)
-{
-	return field(l, h, l->sample_id_off, l->trailer_id_back, id);
-}
-
 size_t pfile_idlayout__write_trailer(const struct pfile_idlayout *l, void *dst, uint32_t pid,
 				     uint32_t tid, uint64_t time, uint64_t id, uint32_t cpu)
 {
@@ -169,23 +131,6 @@ size_t pfile_idlayout__write_trailer(const struct pfile_idlayout *l, void *dst, 
 		p += 8;
 	}
 	return p - (unsigned char *)dst;
-}
-
-uint64_t pfile__rec_len(const struct perf_event_header *hp)
-{
-	struct perf_event_header h;
-	uint64_t payload;
-
-	/* Copied: records after a COMPRESSED one (unpadded size) need not be aligned. */
-	memcpy(&h, hp, sizeof(h));
-	if (h.type != PFILE_REC_AUXTRACE)
-		return h.size;
-	if (h.size < sizeof(h) + sizeof(payload))
-		return UINT64_MAX;
-	memcpy(&payload, (const char *)hp + sizeof(h), sizeof(payload));
-	if (payload > PFILE_AUXTRACE_MAX)
-		return UINT64_MAX;
-	return h.size + payload;
 }
 
 size_t pfile__walk_records(const void *buf, size_t len, bool aligned, int *status)

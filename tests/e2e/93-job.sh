@@ -1,8 +1,9 @@
 # shardrec job without a batch system: plain record semantics outside one, and
 # two ranks of a simulated Slurm step (SLURM_* variables) on this machine: the
 # rendezvous, the recorder waiting for the other rank, exit statuses, names,
-# JSON, SIGTERM with an app that checkpoints, a failed recording, a rank with
-# no recorder. tests/slurm/run.sh does the same under a real Slurm.
+# JSON, SIGTERM with an app that checkpoints, no time left for the merge, a
+# failed recording, a rank with no recorder. tests/slurm/run.sh does the same
+# under a real Slurm.
 . "$(dirname "$0")/lib.sh"
 need_perf_event
 for v in $(compgen -e | grep -E '^(SLURM|OMPI_|PMIX_|PMI_|MPI_LOCAL|PALS_)'); do unset "$v"; done
@@ -74,33 +75,63 @@ grep -q "shardrec job 77.0 n1 rank 0: [1-9][0-9]* samples" r0.err || fail "no jo
 ls n.5.0.*.%.data >/dev/null || fail "-o n.%s.%r.%p.%%.data: got $(ls n.* 2>/dev/null)"
 
 # A step on several nodes with one output name for all: the recorder says so.
-(STEP=10 NTASKS=1 SLURM_STEP_NUM_NODES=3 rank 0 -q -o same.%j.data -- true) 2>same.err ||
+(STEP=12 NTASKS=1 SLURM_STEP_NUM_NODES=3 rank 0 -q -o same.%j.data -- true) 2>same.err ||
 	fail "-o same.%j.data on 3 nodes"
 grep -q "same.%j.data is one name for all 3 nodes.*(add %h)" same.err || { cat same.err; fail "no %h warning"; }
-(STEP=11 NTASKS=1 SLURM_STEP_NUM_NODES=3 rank 0 -q -o 'per.%h.data' -- true) 2>per.err
+(STEP=13 NTASKS=1 SLURM_STEP_NUM_NODES=3 rank 0 -q -o 'per.%h.data' -- true) 2>per.err
 ! grep "one name for all" per.err || fail "a warning for a per-node name"
+
+# Rank 0 of one-task step $1, stderr to $2, in the background ($pid), and its
+# SIGTERM once recording is on; term_wait sets $rc to its exit status.
+term_rank() {
+	local step=$1 err=$2
+	shift 2
+	(STEP=$step NTASKS=1 rank 0 "$@") 2>"$err" &
+	pid=$!
+	bg+=("$pid")
+	for _ in $(seq 100); do [ -e "$TMPDIR/shardrec-job.$(id -u).77.$step.n1/ready" ] && break; sleep 0.05; done
+	sleep 0.3
+	kill -TERM "$pid"
+}
+term_wait() {
+	set +e
+	wait "$pid"
+	rc=$?
+	set -e
+}
 
 # SIGTERM to the recorder while its app checkpoints on SIGTERM for 2 s: the
 # perf.data is complete before the recorder waits for the app.
-(STEP=6 NTASKS=1 rank 0 -o term.data -- sh -c 'trap "sleep 2; exit 3" TERM; while :; do sleep 0.1; done') \
-	2>term.err &
-pid=$!
-bg+=("$pid")
-for _ in $(seq 100); do [ -e "$TMPDIR/shardrec-job.$(id -u).77.6.n1/ready" ] && break; sleep 0.05; done
-sleep 0.3
-kill -TERM "$pid"
+term_rank 6 term.err -o term.data -- sh -c 'trap "sleep 2; exit 3" TERM; while :; do sleep 0.1; done'
 for _ in $(seq 100); do [ -e term.data ] && break; sleep 0.02; done
 [ -e term.data ] || fail "SIGTERM: no term.data after 2 s"
 alive "$pid" || fail "the recorder did not wait for its checkpointing app"
-set +e
-wait "$pid"
-rc=$?
-set -e
+term_wait
 cat term.err
 [ "$rc" = 3 ] || fail "SIGTERM: exit $rc, want the app's 3"
 check_perf_file term.data
 [ "$(json_field term.data.json stop_signal)" = SIGTERM ] || fail "json stop_signal"
 [ "$(json_field term.data.json exit_status)" = 3 ] || fail "json exit_status"
+
+# No time left for the merge (--kill-wait 0): SIGTERM keeps the shards whole and
+# the summary gives the merge command, which makes the file; likewise an app
+# that ends on its own at the job's end time (SLURM_JOB_END_TIME).
+term_rank 10 kept.err --kill-wait 0 -o kept.data -- sh -c 'trap "exit 3" TERM; while :; do sleep 0.1; done'
+term_wait
+cat kept.err
+[ "$rc" = 3 ] || fail "no time left: exit $rc, want the app's 3"
+[ ! -e kept.data ] && [ -d kept.data.shards ] || fail "no time left: the merge ran anyway"
+cmd=$(sed -n 's/.*shards kept, merge with: \(.*\) \]$/\1/p' kept.err)
+[ "$cmd" = "shardrec merge --recover kept.data.shards -o kept.data" ] || fail "no time left: command '$cmd'"
+[ "$(json_field kept.data.json merge_command)" = "$cmd" ] || { cat kept.data.json; fail "json merge_command"; }
+"$SHARDREC" ${cmd#shardrec } 2>/dev/null || fail "$cmd failed"
+check_perf_file kept.data
+(export SLURM_JOB_END_TIME=$(date +%s); STEP=11 NTASKS=1 rank 0 --kill-wait 0 -q -o "it's late.data" -- \
+	"$PROGS/hot" 100) 2>late.err || { cat late.err; fail "at the end time: the app's exit"; }
+cmd=$(sed -n 's/.*shards kept, merge with: \(.*\) \]$/\1/p' late.err)
+[ -n "$cmd" ] && [ ! -e "it's late.data" ] || { cat late.err; fail "at the end time: merged with no time left"; }
+eval "\"\$SHARDREC\" ${cmd#shardrec }" 2>/dev/null || fail "$cmd failed (quoting?)"
+check_perf_file "it's late.data"
 
 # Recording cannot start: the app still runs, the other rank is released at once.
 (STEP=7 rank 1 -- true) 2>f1.err &

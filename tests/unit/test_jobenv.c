@@ -214,6 +214,18 @@ static void test_job_cgroup(void **state)
 	assert_int_equal(jobenv__job_cgroup(v2, "1234", out, 8), -ENAMETOOLONG);
 }
 
+/* KillWait in slurm.conf's text: any case, beside other keys, never from a comment. */
+static void test_kill_wait(void **state)
+{
+	(void)state;
+	assert_int_equal(jobenv__kill_wait("ClusterName=c\nKillWait=45\n"), 45);
+	assert_int_equal(jobenv__kill_wait("MinJobAge=300 killwait=7 # KillWait=9\n"), 7);
+	assert_int_equal(jobenv__kill_wait("#KillWait=9\nInactiveLimit=0\n"), -1);
+	assert_int_equal(jobenv__kill_wait("KillWait=x\nOverKillWait=3\n"), -1);
+	assert_int_equal(jobenv__kill_wait("KillWait=5\r\nKillWait=6"), 6);
+	assert_int_equal(jobenv__kill_wait(""), -1);
+}
+
 /* A rank registers; the recorder sees it alive, then gone once its pid is. */
 static void test_rendezvous(void **state)
 {
@@ -269,6 +281,7 @@ int main(void)
 		cmocka_unit_test(test_tasks_on_node),
 		cmocka_unit_test(test_expand),
 		cmocka_unit_test(test_job_cgroup),
+		cmocka_unit_test(test_kill_wait),
 		cmocka_unit_test(test_rendezvous),
 	};
 

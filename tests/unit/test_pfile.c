@@ -490,6 +490,62 @@ static void test_file_round_trip(void **state)
 	free(path);
 }
 
+/* A SAMPLE of TEST_ST with id @id, @size bytes (56 is its true size). */
+static void sample_rec(unsigned char *buf, uint16_t size, uint64_t id)
+{
+	struct perf_event_header h = {PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, size};
+
+	memset(buf, 0, 64);
+	memcpy(buf, &h, sizeof(h));
+	memcpy(buf + 8, &id, 8); /* IDENTIFIER comes first */
+}
+
+/* Fixed-size samples are judged by their size; the memo answers for their like. */
+static void test_check_samples(void **state)
+{
+	uint64_t ids[2] = {1001, 1002};
+	struct pfile_event ev = {.name = "cpu-clock", .ids = ids, .nr_ids = 2};
+	struct pfile_check_memo memo = {0};
+	struct pfile_featset fs = {0};
+	char *path = tmp_path(), err[256];
+	unsigned char rec[64];
+	struct pfile_check c;
+	const char *why;
+	struct pfile pf;
+
+	(void)state;
+	test_attr(&ev.attr);
+	write_test_file(path, &ev, &fs);
+	assert_int_equal(pfile__open(&pf, path, err, sizeof(err)), 0);
+	assert_int_equal(pfile_check__init(&c, &pf), 0);
+	sample_rec(rec, 56, 1002);
+	assert_int_equal(pfile_check__record(&c, rec, 64, &why), PFILE_CHECK_OK);
+	sample_rec(rec, 48, 1002);
+	assert_int_equal(pfile_check__record(&c, rec, 64, &why), PFILE_CHECK_BAD);
+	assert_string_equal(why, "sample does not parse against its sample_type");
+	sample_rec(rec, 64, 1002);
+	assert_int_equal(pfile_check__record(&c, rec, 64, &why), PFILE_CHECK_BAD);
+	assert_string_equal(why, "sample longer than its sample_type");
+	/* A SAMPLE of size 0 is bad, memo or not (it could read past its end). */
+	sample_rec(rec, 0, 1001);
+	assert_int_equal(pfile_check__record_memo(&c, &memo, rec, 64, &why), PFILE_CHECK_BAD);
+	sample_rec(rec, 56, 1001);
+	assert_int_equal(pfile_check__record_memo(&c, &memo, rec, 64, &why), PFILE_CHECK_OK);
+	assert_int_equal(memo.size, 56);
+	assert_int_equal(memo.id, 1001);
+	assert_int_equal(pfile_check__record_memo(&c, &memo, rec, 56, &why), PFILE_CHECK_OK);
+	assert_int_equal(pfile_check__record_memo(&c, &memo, rec, 48, &why), PFILE_CHECK_BAD);
+	sample_rec(rec, 56, 999);
+	assert_int_equal(pfile_check__record_memo(&c, &memo, rec, 64, &why), PFILE_CHECK_UNKNOWN_ID);
+	sample_rec(rec, 64, 1001);
+	assert_int_equal(pfile_check__record_memo(&c, &memo, rec, 64, &why), PFILE_CHECK_BAD);
+	pfile_check__release(&c);
+	pfile__close(&pf);
+	pfile_featset__release(&fs);
+	unlink(path);
+	free(path);
+}
+
 /* Without EVENT_DESC, events are called event<N>. */
 static void test_default_names(void **state)
 {
@@ -1427,6 +1483,7 @@ int main(void)
 	    cmocka_unit_test(test_sysinfo_pmu_cache), cmocka_unit_test(test_group_desc_encoding),
 	    cmocka_unit_test(test_mem_pmu_caps_encoding), cmocka_unit_test(test_sysinfo_mem_topology),
 	    cmocka_unit_test(test_sysinfo_pmu_caps),  cmocka_unit_test(test_pipe_records),
+	    cmocka_unit_test(test_check_samples),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
