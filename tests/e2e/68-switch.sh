@@ -86,7 +86,12 @@ done
 # none in two files: a context switch has its own (CPU, nanosecond)
 for f in $(stamped cs.data); do "$PERF" script -i "$f" -F cpu,time 2>/dev/null; done |
 	sort | uniq -d >dups
-[ ! -s dups ] || fail "$(wc -l <dups) records in two files: a switch duplicated them"
+if [ -s dups ]; then
+	for f in $(stamped cs.data); do
+		"$PERF" script -i "$f" -F cpu,time,pid,ip 2>/dev/null | grep -F -f dups | sed "s|^|$f: |"
+	done | head -20
+	fail "$(wc -l <dups) records in two files: a switch duplicated them"
+fi
 truth=$(( $(awk '{ print $2 }' c1) - $(awk '{ print $2 }' c0) ))
 echo "$(stamped cs.data | wc -l) files: samples $got + lost $lost vs ctxt delta $truth"
 [ "$(stamped cs.data | wc -l)" -ge 3 ] || fail "the storm was not split over 3 files or more"
