@@ -168,10 +168,12 @@ static int cpu_sw_learn(struct merger *m, const struct perf_event_header *h)
 /* The id SAMPLE @h, whose id is no event's, gets from its CPU; 0: none. */
 static uint64_t cpu_sw_relabel(const struct merger *m, const struct perf_event_header *h)
 {
+	uint16_t size;
 	uint32_t cpu;
 	uint64_t id;
 
-	if (m->layout.sample_cpu_off < 0 || (size_t)m->layout.sample_cpu_off + 4 > h->size)
+	memcpy(&size, (const char *)h + offsetof(struct perf_event_header, size), sizeof(size));
+	if (m->layout.sample_cpu_off < 0 || (size_t)m->layout.sample_cpu_off + 4 > size)
 		return 0;
 	memcpy(&cpu, (const char *)h + m->layout.sample_cpu_off, sizeof(cpu));
 	id = cpu < m->nr_cpu_sw_id ? m->cpu_sw_id[cpu] : 0;

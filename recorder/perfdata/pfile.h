@@ -433,16 +433,19 @@ static inline bool pfile_idlayout__field(const struct pfile_idlayout *l,
 					 const struct perf_event_header *h, int sample_off,
 					 int trailer_back, uint64_t *v)
 {
+	struct perf_event_header hd;
 	int off = sample_off;
 
-	if (h->type >= PFILE_REC_HEADER_ATTR) /* perf's user records carry neither */
+	/* A copy: AUXTRACE payloads and COMPRESSED records leave records unaligned. */
+	memcpy(&hd, h, sizeof(hd));
+	if (hd.type >= PFILE_REC_HEADER_ATTR) /* perf's user records carry neither */
 		return false;
-	if (h->type != PERF_RECORD_SAMPLE) {
-		if (!l->sample_id_all || trailer_back < 0 || (size_t)trailer_back + 8 > h->size)
+	if (hd.type != PERF_RECORD_SAMPLE) {
+		if (!l->sample_id_all || trailer_back < 0 || (size_t)trailer_back + 8 > hd.size)
 			return false;
-		off = h->size - trailer_back;
+		off = hd.size - trailer_back;
 	}
-	if (off < 0 || (size_t)off + 8 > h->size)
+	if (off < 0 || (size_t)off + 8 > hd.size)
 		return false;
 	memcpy(v, (const char *)h + off, 8);
 	return true;

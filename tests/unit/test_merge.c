@@ -459,7 +459,7 @@ static void check_output(struct scen *sc, unsigned *rounds_out)
 	struct pfile_reader r;
 	struct pfile pf;
 	unsigned rounds = 0;
-	uint64_t prev = 0, t;
+	uint64_t prev = 0, t = 0; /* gcc -O1 with TSan cannot see pfile_idlayout__time set it */
 	size_t n = 0;
 	char err[256];
 
