@@ -373,6 +373,17 @@ int auxidx_scan(struct merger *m, const unsigned char *buf, size_t len)
 	return err;
 }
 
+/* A SAMPLE (at most 64 KiB: put copies it into the buffer) with m->relabel_id as its id. */
+static int out_put_relabeled(struct merger *m, const void *rec, size_t len)
+{
+	int err = merger__out_put(m, rec, len);
+
+	if (!err)
+		pfile_idlayout__set_sample_id(&m->layout, merge_out__last(&m->out, len),
+					      m->relabel_id);
+	return err;
+}
+
 int merger__emit(struct merger *m, const struct perf_event_header *h, size_t len)
 {
 	int err;
@@ -387,12 +398,7 @@ int merger__emit(struct merger *m, const struct perf_event_header *h, size_t len
 		if (err)
 			return err;
 	}
-	err = merger__out_put(m, h, len);
-	/* A SAMPLE is at most 64 KiB: out_put copied it into the buffer. */
-	if (!err && m->relabel_id)
-		pfile_idlayout__set_sample_id(&m->layout, merge_out__last(&m->out, len),
-					      m->relabel_id);
-	return err;
+	return m->relabel_id ? out_put_relabeled(m, h, len) : merger__out_put(m, h, len);
 }
 
 void pass_put(struct mpass *p)
@@ -434,7 +440,8 @@ static const struct mrun *rheap_runner_up(const struct merger *m)
 /*
  * One record of the best run, about to go out in the span that starts at
  * @span: counted, and noted in the AUXTRACE index. A record dropped for an
- * unknown id ends the span: 1 then, 0 kept, -errno.
+ * unknown id ends the span: 1 then; 2: it goes out alone, relabeled
+ * (m->relabel_id); 0 kept, -errno.
  */
 static int emit_one(struct merger *m, const struct mrun *r, const unsigned char *span)
 {
@@ -444,8 +451,11 @@ static int emit_one(struct merger *m, const struct mrun *r, const unsigned char 
 		m->st->late++;
 	else
 		m->last_time = r->time;
+	m->relabel_id = 0;
 	if (!merger__account(m, h))
 		return 1;
+	if (m->relabel_id)
+		return 2;
 	if (h->type != PFILE_REC_AUXTRACE)
 		return 0;
 	/* Where it lands: the output position the span starts at, plus. */
@@ -470,7 +480,11 @@ static int emit_top_run(struct merger *m, uint64_t limit)
 
 		err = emit_one(m, r, span);
 		if (err > 0) {
+			bool relabel = err == 2;
+
 			err = merger__out_put(m, span, r->pos - span);
+			if (!err && relabel)
+				err = out_put_relabeled(m, r->pos, len);
 			span = r->pos + len;
 		}
 		if (err < 0)
