@@ -47,8 +47,10 @@ for x in a b; do
 	lost=$(sed -n 's/.*, \([0-9]*\) lost samples.*/\1/p' $x.err)
 	truth=$(( $(awk '{ print $2 }' $x.c1) - $(awk '{ print $2 }' $x.c0) ))
 	echo "concurrent $x: samples $got + lost $lost vs ctxt delta $truth"
-	# the windows overlap: each covers its own storm and part of the other's
-	[ $((got + ${lost:-0})) -ge $((truth * 98 / 100)) ] ||
+	# the windows overlap: each covers its own storm and part of the other's.
+	# 95%: under stress-ng one run kept 97.3% (the other recording's start
+	# and stop inside the window); dropping the samples kept 23%.
+	[ $((got + ${lost:-0})) -ge $((truth * 95 / 100)) ] ||
 		fail "concurrent $x: captured context switches fewer than /proc/stat's"
 done
 

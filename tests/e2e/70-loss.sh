@@ -3,19 +3,25 @@
 # 1-page rings, so both lose (shardrec's writers at normal priority, -r 0:
 # real-time ones, the default where allowed, may keep up). Checks that loss
 # reads each file exactly as perf report --stats counts it, that the metric
-# is sane, and that the two files account for about the same context
-# switches (samples + lost).
+# is sane, and that the two files account for about the same share of
+# their windows' context switches (samples + lost against /proc/stat).
 . "$(dirname "$0")/lib.sh"
 need_perf_event
 
+# /proc/stat's ctxt around each recorder's window: other jobs' switches
+# count too, and perf's window is longer (its start, a second, its stop).
+ctxt() { awk '/^ctxt/ { print $2 }' /proc/stat; }
+pc0=$(ctxt)
 "$PERF" record -q -a -e cs -c 1 -m 1 -o perf.data 2>perf.err &
 ppid=$!
 sleep 1
-"$SHARDREC" record -q -r 0 -a -e cs -c 1 -m 1 -o sr.data -- \
-	"$PERF" bench sched messaging -g 4 -l 200 >/dev/null 2>sr.err || { cat sr.err; fail "shardrec record failed"; }
+echo "grep ^ctxt /proc/stat >sc0; $PERF bench sched messaging -g 4 -l 200 >/dev/null; grep ^ctxt /proc/stat >sc1" >storm.sh
+"$SHARDREC" record -q -r 0 -a -e cs -c 1 -m 1 -o sr.data -- sh storm.sh 2>sr.err ||
+	{ cat sr.err; fail "shardrec record failed"; }
 kill -INT $ppid
 rc=0
 wait $ppid || rc=$?
+pc1=$(ctxt)
 # perf record re-raises SIGINT after writing its file: 130 is a clean stop.
 [ $rc = 0 ] || [ $rc = 130 ] || { cat perf.err; fail "perf record failed ($rc)"; }
 
@@ -41,7 +47,13 @@ for f in sr.data perf.data; do
 		fail "$f: loss metric out of range"
 	echo $((s + l)) >$f.total
 done
-# Same storm; perf's window is a second longer, the storm dominates both.
-awk -v a="$(cat sr.data.total)" -v b="$(cat perf.data.total)" 'BEGIN {
-	r = a / b; printf "accounted context switches shardrec/perf: %.3f\n", r; exit r < 0.7 || r > 1.15 }' ||
-	fail "the two recorders account for very different numbers of context switches"
+# Both files account for at least the storm's switches (/proc/stat inside
+# shardrec's command; perf's window holds it): the lost ones counted. Not
+# each other's totals: under load perf's longer window (its start, a
+# second, its stop) holds many more (shardrec/perf 0.49 beside stress-ng).
+st=$(( $(awk '{ print $2 }' sc1) - $(awk '{ print $2 }' sc0) ))
+echo "accounted: shardrec $(cat sr.data.total), perf $(cat perf.data.total), storm's ctxt $st"
+for f in sr.data perf.data; do
+	[ "$(cat $f.total)" -ge $((st * 9 / 10)) ] || fail "$f accounts for fewer context switches than the storm's"
+done
+[ "$(cat sr.data.total)" -le $((st * 13 / 10)) ] || fail "sr.data accounts for many more switches than its window"
