@@ -595,17 +595,13 @@ int evlist__read_lost(struct evlist *l, struct recbuf *out, uint64_t *total, uin
 	return 0;
 }
 
-/* perf's struct id_index_entry: a sample id, its ring's index, CPU and thread. */
-struct id_index_ent {
-	uint64_t id, idx, cpu, tid;
-};
 /* Entries a record holds: header.size is a u16 (perf's max_nr). */
-#define ID_INDEX_MAX ((UINT16_MAX - 16) / sizeof(struct id_index_ent))
+#define ID_INDEX_MAX ((UINT16_MAX - 16) / sizeof(struct pfile_id_index_entry))
 
 /* Appends one ID_INDEX record of @nr entries; returns them to fill, NULL on ENOMEM. */
-static struct id_index_ent *id_index_rec(struct recbuf *out, size_t nr)
+static struct pfile_id_index_entry *id_index_rec(struct recbuf *out, size_t nr)
 {
-	size_t size = 16 + nr * sizeof(struct id_index_ent);
+	size_t size = 16 + nr * sizeof(struct pfile_id_index_entry);
 	unsigned char *p = recbuf__reserve(out, size);
 	struct perf_event_header h = {.type = PFILE_REC_ID_INDEX, .size = size};
 	uint64_t n = nr;
@@ -614,13 +610,13 @@ static struct id_index_ent *id_index_rec(struct recbuf *out, size_t nr)
 		return NULL;
 	memcpy(p, &h, sizeof(h));
 	memcpy(p + sizeof(h), &n, sizeof(n));
-	return (struct id_index_ent *)(p + 16);
+	return (struct pfile_id_index_entry *)(p + 16);
 }
 
 int evlist__id_index(const struct evlist *l, struct recbuf *out)
 {
 	size_t total = 0, done = 0;
-	struct id_index_ent *ent = NULL;
+	struct pfile_id_index_entry *ent = NULL;
 
 	for (size_t e = 0; e < l->nr; e++)
 		total += l->evsel[e].nr_ids;
@@ -639,7 +635,7 @@ int evlist__id_index(const struct evlist *l, struct recbuf *out)
 					if (!ent)
 						return -ENOMEM;
 				}
-				*ent++ = (struct id_index_ent){*id++, c, (uint64_t)(int64_t)l->cpus[c],
+				*ent++ = (struct pfile_id_index_entry){*id++, c, (uint64_t)(int64_t)l->cpus[c],
 							       (uint64_t)(int64_t)l->threads[t]};
 				done++;
 			}

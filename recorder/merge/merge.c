@@ -134,33 +134,30 @@ static bool cpu_sw_event(const struct merger *m, uint64_t id)
 	return type == PERF_TYPE_SOFTWARE || type == PERF_TYPE_TRACEPOINT;
 }
 
-/* An ID_INDEX record: { nr, { id, idx, cpu, tid } x nr }, as perf writes it. */
+/* Notes the CPU of each software or tracepoint id of an ID_INDEX record. 0 / -ENOMEM. */
 static int cpu_sw_learn(struct merger *m, const struct perf_event_header *h)
 {
-	const unsigned char *p = (const void *)h;
-	uint64_t nr, e[4];
+	long nr = pfile_id_index__nr(h, h->size);
+	struct pfile_id_index_entry e;
 
-	if (h->size < 16)
-		return 0;
-	memcpy(&nr, p + 8, 8);
-	for (uint64_t i = 0; i < nr && 16 + (i + 1) * 32 <= h->size; i++) {
-		memcpy(e, p + 16 + i * 32, sizeof(e));
-		if (e[2] >= 65536 || !cpu_sw_event(m, e[0]))
+	for (long i = 0; i < nr; i++) {
+		pfile_id_index__entry(h, i, &e);
+		if (e.cpu >= 65536 || !cpu_sw_event(m, e.id))
 			continue;
-		if (e[2] >= m->nr_cpu_sw_id) {
-			uint64_t *n = realloc(m->cpu_sw_id, (e[2] + 1) * sizeof(*n));
+		if (e.cpu >= m->nr_cpu_sw_id) {
+			uint64_t *n = realloc(m->cpu_sw_id, (e.cpu + 1) * sizeof(*n));
 
 			if (!n)
 				return -ENOMEM;
-			memset(n + m->nr_cpu_sw_id, 0, (e[2] + 1 - m->nr_cpu_sw_id) * sizeof(*n));
+			memset(n + m->nr_cpu_sw_id, 0, (e.cpu + 1 - m->nr_cpu_sw_id) * sizeof(*n));
 			m->cpu_sw_id = n;
-			m->nr_cpu_sw_id = e[2] + 1;
+			m->nr_cpu_sw_id = e.cpu + 1;
 		}
 		/* Another id of the same event (one per thread) is as good; another event is not. */
-		if (!m->cpu_sw_id[e[2]])
-			m->cpu_sw_id[e[2]] = e[0];
-		else if (pfile__event_index(&m->hdr, m->cpu_sw_id[e[2]]) != pfile__event_index(&m->hdr, e[0]))
-			m->cpu_sw_id[e[2]] = UINT64_MAX;
+		if (!m->cpu_sw_id[e.cpu])
+			m->cpu_sw_id[e.cpu] = e.id;
+		else if (pfile__event_index(&m->hdr, m->cpu_sw_id[e.cpu]) != pfile__event_index(&m->hdr, e.id))
+			m->cpu_sw_id[e.cpu] = UINT64_MAX;
 	}
 	return 0;
 }

@@ -114,6 +114,35 @@ struct pfile_header {
 	uint64_t features[PFILE_FEAT_BITS / 64];
 };
 
+/* perf's struct id_index_entry: a sample id, its ring's index, CPU and thread. */
+struct pfile_id_index_entry {
+	uint64_t id, idx, cpu, tid;
+};
+
+/*
+ * An ID_INDEX record @rec of @size bytes (header included): u64 nr, nr
+ * entries, then optionally nr x {machine_pid, vcpu} (perf's
+ * id_index_entry_2). Its number of entries, -1 when the size fits neither.
+ */
+static inline long pfile_id_index__nr(const void *rec, size_t size)
+{
+	uint64_t nr;
+
+	if (size < 16)
+		return -1;
+	memcpy(&nr, (const char *)rec + 8, sizeof(nr));
+	if (nr > (size - 16) / 32 || (size - 16 != nr * 32 && size - 16 != nr * 48))
+		return -1;
+	return (long)nr;
+}
+
+/* Entry @i (below pfile_id_index__nr) of the ID_INDEX record @rec; copied, records need not be aligned. */
+static inline void pfile_id_index__entry(const void *rec, uint64_t i,
+					 struct pfile_id_index_entry *e)
+{
+	memcpy(e, (const char *)rec + 16 + i * sizeof(*e), sizeof(*e));
+}
+
 /* One event (evsel) of a file: its attr, display name and sample ids. */
 struct pfile_event {
 	struct perf_event_attr attr;

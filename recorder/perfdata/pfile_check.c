@@ -335,15 +335,15 @@ static int check_kernel(const struct pfile_check *c, const unsigned char *rec, s
  */
 static bool id_index(const struct pfile *pf, const unsigned char *rec, size_t size)
 {
-	uint64_t nr = size >= 16 ? u64_at(rec + 8) : 0;
+	long nr = pfile_id_index__nr(rec, size);
+	struct pfile_id_index_entry e;
 
-	if (size < 16 || nr > (size - 16) / 32 ||
-	    (size - 16 != nr * 32 && size - 16 != nr * 48))
-		return false;
-	for (uint64_t i = 0; i < nr; i++)
-		if (pfile__event_index(pf, u64_at(rec + 16 + 32 * i)) < 0)
+	for (long i = 0; i < nr; i++) {
+		pfile_id_index__entry(rec, i, &e);
+		if (pfile__event_index(pf, e.id) < 0)
 			return false;
-	return true;
+	}
+	return nr >= 0;
 }
 
 /* perf_record_cpu_map_data (packed): u16 type, then CPUS, MASK or RANGE. */
