@@ -11,47 +11,63 @@ storm() {
 	echo "grep ^ctxt /proc/stat >c0; $PERF bench sched messaging -g $1 -l $2 >/dev/null; grep ^ctxt /proc/stat >c1" >storm.sh
 }
 delta() { echo $(( $(awk '{ print $2 }' c1) - $(awk '{ print $2 }' c0) )); }
-storm 4 300
-for threads in numa cpu; do
-	"$SHARDREC" record -a -e cs -c 1 --threads=$threads -o cs.data -- sh storm.sh \
+# record_cs THREADS: one recording of the storm; its figures against
+# /proc/stat, status 1 when they deviate more than 2%.
+record_cs() {
+	"$SHARDREC" record -a -e cs -c 1 --threads=$1 -o cs.data -- sh storm.sh \
 		2>rec.err || { cat rec.err; fail "record failed"; }
 	ALLOW_LOSS_WARNING=1 check_perf_file cs.data
 	got=$(perf_samples cs.data)
 	lost=$(sed -n 's/.*, \([0-9]*\) lost samples.*/\1/p' rec.err)
 	truth=$(delta)
-	echo "threads=$threads: samples $got + lost $lost vs ctxt delta $truth"
-	awk -v g="$got" -v l="${lost:-0}" -v t="$truth" 'BEGIN {
-		d = (g + l - t) / t; if (d < 0) d = -d; printf "deviation %.2f%%\n", 100 * d; exit d > 0.02 }' ||
-		fail "captured context switches deviate more than 2% from /proc/stat"
+	echo "threads=$1: samples $got + lost $lost vs ctxt delta $truth"
 	rm -f cs.data cs.data.old
+	ctxt_within "$got" "${lost:-0}" "$truth"
+}
+storm 4 300
+for threads in numa cpu; do
+	n=1
+	until record_cs $threads; do
+		[ $n -lt $CTXT_ATTEMPTS ] ||
+			fail "captured context switches deviate more than 2% from /proc/stat, $n times"
+		n=$((n + 1))
+	done
 done
 
 # Two recordings of the same event at once, each with its own window: on
 # kernels that give one recording's samples the other's id (6.18 does, and
 # perf 6.1's script then fails "failed to process type: 9"), the merge must
 # give them back their own event, not drop them.
-for x in a b; do
-	echo "grep ^ctxt /proc/stat >$x.c0; $PERF bench sched messaging -g 2 -l 200 >/dev/null; grep ^ctxt /proc/stat >$x.c1" >$x.sh
-	"$SHARDREC" record -a -e cs -c 1 -o $x.data -- sh $x.sh 2>$x.err &
-	eval "pid_$x=\$!"
-done
-wait "$pid_a" || { cat a.err; fail "concurrent record a failed"; }
-wait "$pid_b" || { cat b.err; fail "concurrent record b failed"; }
-for x in a b; do
-	cat $x.err
-	! grep -q "dropped" $x.err || fail "$x: samples of a concurrent recording dropped"
-	ALLOW_LOSS_WARNING=1 check_perf_file $x.data
-	# perf takes any id for a file's only event; shardrec loss checks each one
-	"$SHARDREC" loss $x.data >/dev/null 2>loss.err || { cat loss.err; fail "$x: a sample of no event"; }
-	got=$(perf_samples $x.data)
-	lost=$(sed -n 's/.*, \([0-9]*\) lost samples.*/\1/p' $x.err)
-	truth=$(( $(awk '{ print $2 }' $x.c1) - $(awk '{ print $2 }' $x.c0) ))
-	echo "concurrent $x: samples $got + lost $lost vs ctxt delta $truth"
-	# the windows overlap: each covers its own storm and part of the other's.
-	# 95%: under stress-ng one run kept 97.3% (the other recording's start
-	# and stop inside the window); dropping the samples kept 23%.
-	[ $((got + ${lost:-0})) -ge $((truth * 95 / 100)) ] ||
-		fail "concurrent $x: captured context switches fewer than /proc/stat's"
+# concurrent_pair: both recordings, each checked; status 1 when either kept
+# fewer than 95% of its window's switches (dropping the other's kept 23%).
+concurrent_pair() {
+	local x ok=0
+	for x in a b; do
+		echo "grep ^ctxt /proc/stat >$x.c0; $PERF bench sched messaging -g 2 -l 200 >/dev/null; grep ^ctxt /proc/stat >$x.c1" >$x.sh
+		"$SHARDREC" record -a -e cs -c 1 -o $x.data -- sh $x.sh 2>$x.err &
+		eval "pid_$x=\$!"
+	done
+	wait "$pid_a" || { cat a.err; fail "concurrent record a failed"; }
+	wait "$pid_b" || { cat b.err; fail "concurrent record b failed"; }
+	for x in a b; do
+		cat $x.err
+		! grep -q "dropped" $x.err || fail "$x: samples of a concurrent recording dropped"
+		ALLOW_LOSS_WARNING=1 check_perf_file $x.data
+		# perf takes any id for a file's only event; shardrec loss checks each one
+		"$SHARDREC" loss $x.data >/dev/null 2>loss.err || { cat loss.err; fail "$x: a sample of no event"; }
+		got=$(perf_samples $x.data)
+		lost=$(sed -n 's/.*, \([0-9]*\) lost samples.*/\1/p' $x.err)
+		truth=$(( $(awk '{ print $2 }' $x.c1) - $(awk '{ print $2 }' $x.c0) ))
+		echo "concurrent $x: samples $got + lost $lost vs ctxt delta $truth"
+		# the windows overlap: each covers its own storm and part of the other's
+		[ $((got + ${lost:-0})) -ge $((truth * 95 / 100)) ] || ok=1
+	done
+	return $ok
+}
+n=1
+until concurrent_pair; do
+	[ $n -lt $CTXT_ATTEMPTS ] || fail "concurrent: captured context switches fewer than /proc/stat's, $n times"
+	n=$((n + 1))
 done
 
 # Forced ring overflow (one data page): what is lost must be counted, and the
@@ -59,17 +75,23 @@ done
 # Large enough (~40k switches) that the few hundred switches of shell start-up
 # and exit at the window edges stay well inside the bound.
 storm 10 400
-"$SHARDREC" record -a -e cs -c 1 -m 1 -o lost.data -- sh storm.sh \
-	2>rec.err || { cat rec.err; fail "record -m 1 failed"; }
-cat rec.err
-! grep -q "dropped" rec.err || fail "merge dropped records"
-ALLOW_LOSS_WARNING=1 check_perf_file lost.data
-got=$(perf_samples lost.data)
-lost=$(sed -n 's/.*, \([0-9]*\) lost samples.*/\1/p' rec.err)
-[ "${lost:-0}" -gt 0 ] || echo "note: no loss forced this time"
-perf_lost=$("$PERF" report --stats -i lost.data 2>/dev/null | awk '/LOST_SAMPLES events:/ { n = $3 } END { print n + 0 }')
-truth=$(delta)
-echo "-m 1: samples $got + lost $lost (perf: $perf_lost) vs ctxt delta $truth"
-awk -v g="$got" -v l="${lost:-0}" -v t="$truth" 'BEGIN {
-	d = (g + l - t) / t; if (d < 0) d = -d; printf "deviation %.2f%%\n", 100 * d; exit d > 0.02 }' ||
-	fail "with loss, captured + lost context switches deviate more than 2% from /proc/stat"
+record_lossy() {
+	"$SHARDREC" record -a -e cs -c 1 -m 1 -o lost.data -- sh storm.sh \
+		2>rec.err || { cat rec.err; fail "record -m 1 failed"; }
+	cat rec.err
+	! grep -q "dropped" rec.err || fail "merge dropped records"
+	ALLOW_LOSS_WARNING=1 check_perf_file lost.data
+	got=$(perf_samples lost.data)
+	lost=$(sed -n 's/.*, \([0-9]*\) lost samples.*/\1/p' rec.err)
+	[ "${lost:-0}" -gt 0 ] || echo "note: no loss forced this time"
+	perf_lost=$("$PERF" report --stats -i lost.data 2>/dev/null | awk '/LOST_SAMPLES events:/ { n = $3 } END { print n + 0 }')
+	truth=$(delta)
+	echo "-m 1: samples $got + lost $lost (perf: $perf_lost) vs ctxt delta $truth"
+	ctxt_within "$got" "${lost:-0}" "$truth"
+}
+n=1
+until record_lossy; do
+	[ $n -lt $CTXT_ATTEMPTS ] ||
+		fail "with loss, captured + lost context switches deviate more than 2% from /proc/stat, $n times"
+	n=$((n + 1))
+done

@@ -10,7 +10,6 @@ need_perf_event
 
 # /proc/stat's ctxt around each recorder's window: other jobs' switches
 # count too, and perf's window is longer (its start, a second, its stop).
-ctxt() { awk '/^ctxt/ { print $2 }' /proc/stat; }
 pc0=$(ctxt)
 "$PERF" record -q -a -e cs -c 1 -m 1 -o perf.data 2>perf.err &
 ppid=$!
