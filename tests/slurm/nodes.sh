@@ -38,14 +38,6 @@ fi
 ms_since() { echo $((($(date +%s%N) - $1) / 1000000)); }
 at() { awk -v ms="$(ms_since "$t_start")" 'BEGIN { printf "%.1f s", ms / 1000 }'; }
 echo "cluster up in $(at): ${CLUSTER_NODES[*]} (ctl $CLUSTER_NET.1)"
-# Field 22 of /proc/PID/stat, the start time: pids come round fast on a busy machine.
-started() { awk '{ print $22 }' "/proc/$1/stat" 2>/dev/null; }
-# Whether process $1 still runs as the one that started at $2 (not a zombie).
-running() {
-	local st
-	st=$(awk '{ print $3, $22 }' "/proc/$1/stat" 2>/dev/null) || return 1
-	[ "${st#* }" = "$2" ] && [ "${st%% *}" != Z ]
-}
 json_field() { sed -n "s/^  \"$2\": \"\{0,1\}\([^\",]*\)\"\{0,1\},\{0,1\}$/\1/p" "$1"; }
 sq() { cluster_ctl squeue -h -j "$1" -o %T 2>/dev/null; }
 wait_job_gone() { cluster_wait_job "$1" || fail "job $1 still in the queue after 60 s"; }

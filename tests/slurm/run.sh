@@ -29,7 +29,6 @@ echo "cluster up in $(($(date +%s) - t_start)) s: node $node"
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 # Seconds since the cluster came up, for the step lines.
 at() { echo "$(($(date +%s) - t_start)) s"; }
-alive() { [ -r "/proc/$1/stat" ] && [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
 json_field() { sed -n "s/^  \"$2\": \"\{0,1\}\([^\",]*\)\"\{0,1\},\{0,1\}$/\1/p" "$1"; }
 
 # Each rank's app: records its pid in app.<job>.<rank>.pid, then becomes hot.
@@ -113,12 +112,14 @@ srun "$SHARDREC" job -o perf.%j.%h.%p.data -- sh -c 'echo \$\$ >app.\$SLURM_JOB_
 EOF
 id=$(sbatch --parsable long.sh)
 pid=$(wait_recorder "$id")
+st=$(started "$pid")
 sleep 1
 t0=$(now_ms)
 scancel "$id"
-for _ in $(seq 600); do alive "$pid" || break; sleep 0.02; done
+while running "$pid" "$st" && [ $(($(now_ms) - t0)) -lt 15000 ]; do sleep 0.02; done
 t1=$(now_ms)
-alive "$pid" && fail "recorder $pid still runs 12 s after scancel"
+running "$pid" "$st" && { ps -o pid,stat,wchan:20,args -p "$pid"; squeue 2>&1 | tail -n 3;
+	fail "recorder $pid still runs 15 s after scancel"; }
 dt=$(awk -v ms=$((t1 - t0)) 'BEGIN { printf "%.2f", ms / 1000 }')
 echo "scancel: recorder exited $dt s after scancel (KillWait ${CLUSTER_KILLWAIT:-5} s)"
 wait_job_gone "$id"
@@ -132,11 +133,12 @@ echo "scancel: ok ($f, SIGTERM to exit $dt s) at $(at)"
 id=$(sbatch --parsable long.sh)
 pid=$(wait_recorder "$id")
 sleep 1.5
-kill -KILL "$pid"
 app0=$(cat "app.$id.0.pid")
-for _ in $(seq 100); do alive "$pid" || alive "$app0" || break; sleep 0.05; done
+st=$(started "$pid") st0=$(started "$app0")
+kill -KILL "$pid"
+for _ in $(seq 100); do running "$pid" "$st" || running "$app0" "$st0" || break; sleep 0.05; done
 # linuxproc would not find an orphan: the app dies with the task Slurm knows.
-alive "$app0" && fail "rank 0's app $app0 outlived its SIGKILLed recorder"
+running "$app0" "$st0" && fail "rank 0's app $app0 outlived its SIGKILLed recorder"
 scancel "$id"
 wait_job_gone "$id"
 f=perf.$id.$node.$pid.data
