@@ -27,12 +27,8 @@ record_cs() {
 }
 storm 4 300
 for threads in numa cpu; do
-	n=1
-	until record_cs $threads; do
-		[ $n -lt $CTXT_ATTEMPTS ] ||
-			fail "captured context switches deviate more than 2% from /proc/stat and more than perf's, $n times"
-		n=$((n + 1))
-	done
+	ctxt_attempts "captured context switches deviate more than 2% from /proc/stat and more than perf's" \
+		record_cs $threads
 done
 
 # Two recordings of the same event at once, each with its own window: on
@@ -66,11 +62,7 @@ concurrent_pair() {
 	done
 	return $ok
 }
-n=1
-until concurrent_pair; do
-	[ $n -lt $CTXT_ATTEMPTS ] || fail "concurrent: captured context switches fewer than /proc/stat's, $n times"
-	n=$((n + 1))
-done
+ctxt_attempts "concurrent: captured context switches fewer than /proc/stat's" concurrent_pair
 
 # Forced ring overflow (one data page): what is lost must be counted, and the
 # sum must still match /proc/stat; no record may be dropped by the merge.
@@ -91,9 +83,5 @@ record_lossy() {
 	echo "-m 1: samples $got + lost $lost (perf: $perf_lost) vs ctxt delta $truth"
 	ctxt_ok "-m 1" "$got" "${lost:-0}" "$truth"
 }
-n=1
-until record_lossy; do
-	[ $n -lt $CTXT_ATTEMPTS ] ||
-		fail "with loss, captured + lost context switches deviate more than 2% from /proc/stat and more than perf's, $n times"
-	n=$((n + 1))
-done
+ctxt_attempts "with loss, captured + lost context switches deviate more than 2% from /proc/stat and more than perf's" \
+	record_lossy

@@ -103,9 +103,5 @@ switch_storm() {
 	[ "$(stamped cs.data | wc -l)" -ge 3 ] || fail "the storm was not split over 3 files or more"
 	ctxt_ok "rotated files" "$got" "$lost" "$truth"
 }
-n=1
-until switch_storm; do
-	[ $n -lt $CTXT_ATTEMPTS ] ||
-		fail "context switches over the rotated files deviate more than 2% from /proc/stat and more than perf's, $n times"
-	n=$((n + 1))
-done
+ctxt_attempts "context switches over the rotated files deviate more than 2% from /proc/stat and more than perf's" \
+	switch_storm
