@@ -9,10 +9,14 @@ need_perf_event
 sched_of() { sed 's/.*) //' "/proc/$1/task/$2/stat" | awk '{ print $39 "/" $38 }'; }
 
 # check_sched WANT_WRITERS ARGS...: records hot under ARGS while checking.
+# The workload waits for ./hold to go before it becomes hot: under load a
+# timed one ended, and its writers with it, before they were read.
 check_sched() {
 	local want=$1 sr tid name wl n=0 i
 	shift
-	"$SHARDREC" record -q "$@" -o r.data -- "$PROGS/hot" 3000 2 2>rec.err &
+	touch hold
+	"$SHARDREC" record -q "$@" -o r.data -- sh -c 'while [ -e hold ]; do sleep 0.05; done; exec "$0" 300 2' \
+		"$PROGS/hot" 2>rec.err &
 	sr=$!
 	for i in $(seq 100); do
 		ls /proc/$sr/task/*/comm >/dev/null 2>&1 && grep -q shardrec-w /proc/$sr/task/*/comm && break
@@ -33,6 +37,7 @@ check_sched() {
 	for tid in $(ls /proc/$wl/task); do
 		[ "$(sched_of $wl $tid)" = 0/0 ] || fail "$*: workload thread $tid runs $(sched_of $wl $tid)"
 	done
+	rm hold
 	wait $sr || { cat rec.err; fail "$*: record failed"; }
 	# (-a here may name processes whose maps it cannot read: not about -r)
 	! grep -v "memory maps unreadable" rec.err | grep -q . ||
