@@ -82,8 +82,11 @@ as_user "$PERF" report --stats -i sys.data >/dev/null 2>&1 || fail "perf cannot 
 
 # 2. While recording, no thread of shardrec holds a capability.
 # (setpriv itself, not the as_user function: $! must be shardrec's pid)
+# (the workload waits for ./hold to go: under load a timed one can end, and
+# the writers with it, before they are read)
+touch hold
 setpriv --reuid="$user" --regid="$user" --init-groups ../bin/capped record -q -a \
-	-o threads.data -- sleep 1.5 &
+	-o threads.data -- sh -c 'while [ -e hold ]; do sleep 0.05; done' &
 pid=$!
 for _ in $(seq 50); do
 	[ "$(ls /proc/$pid/task 2>/dev/null | wc -l)" -ge 2 ] && break
@@ -96,6 +99,7 @@ for s in /proc/$pid/task/*/status; do
 	grep -Eq "^CapEff:[[:space:]]+0+$" "$s" || fail "$s: effective capabilities while recording"
 	grep -Eq "^CapPrm:[[:space:]]+0+$" "$s" || fail "$s: permitted capabilities while recording"
 done
+rm hold
 wait $pid || fail "recording with threads check failed"
 [ "$(stat -c %U threads.data)" = "$user" ] || fail "threads.data not owned by $user"
 
@@ -139,8 +143,9 @@ bash -c "ulimit -l 64; exec setpriv --reuid=$user --regid=$user --init-groups ..
 # 8. -r with cap_sys_nice: the writers, and only they, run SCHED_FIFO; once
 # they started nothing holds CAP_SYS_NICE. Without it: one line saying so.
 sched_of() { sed 's/.*) //' "/proc/$1/task/$2/stat" | awk '{ print $39 "/" $38 }'; }
+touch hold
 setpriv --reuid="$user" --regid="$user" --init-groups ../bin/niced record -q -r 2 \
-	-o nice.data -- ../bin/hot 4000 >/dev/null 2>rec.txt &
+	-o nice.data -- sh -c 'while [ -e hold ]; do sleep 0.05; done; exec ../bin/hot 300' >/dev/null 2>rec.txt &
 pid=$!
 for _ in $(seq 60); do
 	grep -q shardrec-w /proc/$pid/task/*/comm 2>/dev/null && break
@@ -158,6 +163,7 @@ for t in /proc/$pid/task/*; do
 done
 wl=$(awk '{ print $1 }' /proc/$pid/task/$pid/children)
 [ "$(sched_of "$wl" "$wl")" = 0/0 ] || fail "workload inherited the real-time policy"
+rm hold
 wait $pid || { cat rec.txt; fail "-r 2 with cap_sys_nice failed"; }
 [ ! -s rec.txt ] || { cat rec.txt; fail "-r 2 with cap_sys_nice printed something"; }
 as_user ../bin/capped record -q -r 2 -o nonice.data -- true 2>rec.txt || fail "-r 2 without cap_sys_nice failed"
