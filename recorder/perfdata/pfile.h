@@ -126,12 +126,13 @@ struct pfile_id_index_entry {
  */
 static inline long pfile_id_index__nr(const void *rec, size_t size)
 {
+	const size_t ent = sizeof(struct pfile_id_index_entry), ent2 = ent + 16;
 	uint64_t nr;
 
 	if (size < 16)
 		return -1;
 	memcpy(&nr, (const char *)rec + 8, sizeof(nr));
-	if (nr > (size - 16) / 32 || (size - 16 != nr * 32 && size - 16 != nr * 48))
+	if (nr > (size - 16) / ent || (size - 16 != nr * ent && size - 16 != nr * ent2))
 		return -1;
 	return (long)nr;
 }
