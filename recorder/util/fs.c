@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 
 int filename__read_ll(const char *path, long long *v)
@@ -88,7 +89,7 @@ int filename__read_str(const char *path, char **out)
 	return ret;
 }
 
-const char *tracefs__mountpoint(void)
+static const char *tracefs__find(void)
 {
 	static const char *const roots[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
 	char path[64];
@@ -100,4 +101,19 @@ const char *tracefs__mountpoint(void)
 			return roots[i];
 	}
 	return NULL;
+}
+
+const char *tracefs__mountpoint(void)
+{
+	const char *root = tracefs__find();
+
+	/*
+	 * A fresh boot may have no tracefs mounted at all (systemd mounts it
+	 * on first access, a minimal init does not). perf's tracefs__mount()
+	 * mounts it then; so do we. Without privileges the mount fails and
+	 * the caller says "tracefs not found".
+	 */
+	if (!root && !mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL))
+		root = tracefs__find();
+	return root;
 }

@@ -22,7 +22,8 @@ int filename__read_str(const char *path, char **out);
 /*
  * Where tracefs is mounted: /sys/kernel/tracing, else the debugfs one (the
  * first whose events/ is a directory), as perf's tracefs__mountpoint().
- * NULL when neither is.
+ * When neither is, mounts tracefs on /sys/kernel/tracing as perf's
+ * tracing_path_mount() does (root only); NULL when that fails too.
  */
 const char *tracefs__mountpoint(void);
 

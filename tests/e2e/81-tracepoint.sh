@@ -65,3 +65,21 @@ if "$SHARDREC" record -q -a -e cpu-clock --filter 'x == 1' -o bad.data -- true 2
 	fail "--filter after a non-tracepoint accepted"
 fi
 grep -q "no tracepoint" bad.err || { cat bad.err; fail "unclear --filter error"; }
+
+# A fresh boot may have no tracefs mounted (the first CI run on a new machine
+# had none: "tracefs not found"). shardrec mounts it itself, as perf does.
+# Tried only when tracefs can be unmounted (nobody holds it open); mounted
+# again whatever happens.
+remount() { grep -q " /sys/kernel/tracing tracefs " /proc/mounts ||
+	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true; }
+trap 'remount; cleanup' EXIT
+if [ "$(id -u)" = 0 ] && umount /sys/kernel/tracing 2>/dev/null; then
+	[ ! -e /sys/kernel/tracing/events ] || fail "tracefs still mounted after umount"
+	"$SHARDREC" record -q -e sched:sched_switch -o fresh.data -- sleep 0.1 >/dev/null 2>rec.err ||
+		{ remount; cat rec.err; fail "sched:sched_switch without tracefs mounted"; }
+	grep -q " /sys/kernel/tracing tracefs " /proc/mounts || fail "shardrec did not mount tracefs"
+	check_perf_file fresh.data
+	echo "tracefs unmounted: shardrec mounted it and recorded"
+else
+	echo "tracefs busy or not root: the mount is not tried"
+fi
