@@ -11,8 +11,13 @@
  * and so stamped no earlier than wtime minus the kernel's publish delay
  * (slack). The shard's "safe" time is the last loaded wtime minus slack;
  * records up to the minimum safe time over shards with unread passes are
- * final. The output is globally time-sorted, which satisfies perf's
- * FINISHED_ROUND rule wherever the rounds fall.
+ * final.
+ *
+ * Into a file, a final run goes out whole (emit_whole_run), with rounds
+ * where perf's FINISHED_ROUND rule allows them: the shape perf record's own
+ * files have, and no heap step or copy per record when shards interleave.
+ * A live pipe gets records one by one in time order (emit_top_run), which
+ * satisfies the rule wherever its rounds fall.
  */
 #include "recorder/merge/merge_internal.h"
 
@@ -99,6 +104,23 @@ int merger__out_put(struct merger *m, const void *p, size_t len)
 {
 	int err = merge_out__put(&m->out, p, len);
 
+	m->since_round += len;
+	return out_error(m, err);
+}
+
+static void pass_put_ref(void *arg)
+{
+	pass_put(arg);
+}
+
+int merger__out_put_pass(struct merger *m, struct mpass *mp, const void *p, size_t len)
+{
+	int err;
+
+	if (len < SPAN_REF_MIN)
+		return merger__out_put(m, p, len);
+	mp->refs++;
+	err = merge_out__put_ref(&m->out, p, len, pass_put_ref, mp);
 	m->since_round += len;
 	return out_error(m, err);
 }
@@ -309,10 +331,12 @@ bool merger__account(struct merger *m, const struct perf_event_header *h)
 		}
 		st->samples++;
 		st->samples_per_event[ev]++;
+		/* Min and max: in whole-run mode the output is sorted within rounds only. */
 		if (pfile_idlayout__time(&m->layout, h, &t)) {
-			if (!st->first_time)
+			if (!st->first_time || t < st->first_time)
 				st->first_time = t;
-			st->last_time = t;
+			if (t > st->last_time)
+				st->last_time = t;
 		}
 	} else if (h->type == PERF_RECORD_LOST && h->size >= sizeof(struct lost_rec)) {
 		memcpy(&v, (const char *)h + 16, 8);
@@ -444,7 +468,8 @@ static int emit_one(struct merger *m, const struct mrun *r, const unsigned char 
 {
 	const struct perf_event_header *h = (const void *)r->pos;
 
-	if (r->time < m->last_time)
+	/* Older than what a reader flushed at the last round; sorted output: than the last record. */
+	if (m->whole_runs ? r->time < m->prev_round_max : r->time < m->last_time)
 		m->st->late++;
 	else
 		m->last_time = r->time;
@@ -505,16 +530,79 @@ static int emit_top_run(struct merger *m, uint64_t limit)
 }
 
 /*
+ * Whole-run mode: a round goes before the best run when perf's rule allows
+ * it. At each FINISHED_ROUND a reader (perf's ordered events, the
+ * linux-perf-data crate's sorter) flushes what is not newer than the newest
+ * record it had seen at the round before; runs leave in order of their
+ * first record, so all that follows is no older than this run's start. A
+ * round may go here when that start is not older than what was written
+ * before the last round (round_max). Leaving a round out is always safe.
+ */
+static int round_before_run(struct merger *m, uint64_t start)
+{
+	int err;
+
+	if (start < m->round_max || m->since_round < ROUND_MIN_BYTES)
+		return 0;
+	err = merger__out_round(m);
+	m->prev_round_max = m->round_max;
+	m->round_max = m->emitted_max;
+	return err;
+}
+
+/*
+ * Whole-run mode (a file, or a pipe written at the end): the best run goes
+ * out whole, its records checked and counted one by one but written as
+ * spans, a long one from the pass's buffer without a copy. The output is
+ * what perf record writes: time-sorted per ring and pass, rounds between
+ * (records of one round in any order), where the sorted merge paid a heap
+ * step and a copy per record whenever shards interleave.
+ */
+static int emit_whole_run(struct merger *m)
+{
+	struct mrun *r = m->rheap[0];
+	const unsigned char *span = r->pos;
+	int err = round_before_run(m, r->time);
+
+	while (!err && r->pos < r->end) {
+		size_t len = pfile__rec_len((const void *)r->pos);
+
+		r->time = rec_time(m, (const void *)r->pos, r->time);
+		if (r->time > m->emitted_max)
+			m->emitted_max = r->time;
+		err = emit_one(m, r, span);
+		if (err > 0) {
+			bool relabel = err == 2;
+
+			err = merger__out_put(m, span, r->pos - span);
+			if (!err && relabel)
+				err = out_put_relabeled(m, r->pos, len);
+			span = r->pos + len;
+		}
+		r->pos += len;
+	}
+	if (!err)
+		err = r->own ? merger__out_put(m, span, r->pos - span)
+			     : merger__out_put_pass(m, r->pass, span, r->pos - span);
+	m->rheap[0] = m->rheap[--m->nr_rheap];
+	run_free(r);
+	if (m->nr_rheap)
+		rheap_sift_down(m, 0);
+	return err;
+}
+
+/*
  * Writes records while the heap's best is final (not after @limit), run
  * after run: with interleaved shards each run leads for one record, and
- * one call for them all saves a call and a limit per record.
+ * one call for them all saves a call and a limit per record. In whole-run
+ * mode, a run whose first record is final goes out whole.
  */
 int merger__emit_until(struct merger *m, uint64_t limit)
 {
 	int err = 0;
 
 	while (!err && m->nr_rheap && m->rheap[0]->time <= limit)
-		err = emit_top_run(m, limit);
+		err = m->whole_runs ? emit_whole_run(m) : emit_top_run(m, limit);
 	return err;
 }
 

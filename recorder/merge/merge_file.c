@@ -239,6 +239,8 @@ static int write_file(struct merger *m)
 		err = merger__copy_prologue(m);
 	if (!err)
 		err = merger__copy_tail(m, &m->tail_synth, "tail.synth");
+	/* A file is read by round (merge.c, emit_whole_run); a live pipe needs sorted output. */
+	m->whole_runs = !m->frames && !m->o->live;
 	if (!err)
 		err = m->frames ? merge_frames(m) : merge_shards(m);
 	if (!err)

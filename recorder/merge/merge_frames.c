@@ -240,7 +240,8 @@ int merge_shards(struct merger *m)
 		err = merger__emit_until(m, limit);
 		if (err || !m->sheap.n)
 			continue; /* with no shard left to read, everything went out */
-		if (m->since_round >= ROUND_BYTES)
+		/* Whole runs overlap in time: emit_whole_run places their rounds. */
+		if (!m->whole_runs && m->since_round >= ROUND_BYTES)
 			err = merger__out_round(m);
 		if (!err)
 			err = load_next(m);

@@ -28,6 +28,8 @@
 #define MERGE_SLACK_NS (10ULL * 1000 * 1000)
 #define OUT_BUF_SIZE (1U << 20)
 #define ROUND_BYTES (256U << 10)
+#define ROUND_MIN_BYTES (64U << 10) /* whole-run mode: a round no closer than this to the last */
+#define SPAN_REF_MIN (64U << 10) /* a span this long is written from where it is, not copied */
 #define WRITEBACK_STEP (16ULL << 20) /* merge_out.c */
 #define WRITEBACK_LAG 4
 #define MAX_SHARDS 65536
@@ -79,6 +81,9 @@ struct merge_out {
 	uint64_t job_off;
 	bool stop;
 	int err;                /* the writer's first error */
+	/* merge_out__put_ref's span being written: released once it is (caller's thread). */
+	void (*ref_release)(void *arg);
+	void *ref_arg;
 };
 
 struct merger {
@@ -96,6 +101,7 @@ struct merger {
 	size_t nr_chunks, cap_chunks;
 	struct pheap fheap; /* compressed frames, by first timestamp */
 	bool frames;           /* compressed shards merged frame by frame */
+	bool whole_runs;       /* runs go out whole, in rounds (merge.c emit_whole_run) */
 	uint64_t round_max, prev_round_max, emitted_max;
 	void *dec; /* o->dec's decoder, NULL without one */
 	unsigned char *scratch; /* decompressed pass */
@@ -144,6 +150,14 @@ static inline int merge_out__put(struct merge_out *o, const void *p, size_t len)
 	o->len += len;
 	return 0;
 }
+/*
+ * Appends @len bytes at @p without copying them: the writer writes them
+ * from where they are. @release(@arg) runs in the caller's thread once
+ * they are written (at the latest in merge_out__sync or __release); until
+ * then @p must stay. 0 / -errno of this or an earlier write.
+ */
+int merge_out__put_ref(struct merge_out *o, const void *p, size_t len, void (*release)(void *),
+		       void *arg);
 /* Everything put is written (not yet synced). 0 / -errno of any write. */
 int merge_out__sync(struct merge_out *o);
 /* Stops the writer (after its last write) and frees the buffers; accepts a zeroed @o. */
@@ -164,6 +178,8 @@ bool shard_less(const void *a, const void *b);
 bool frame_less(const void *a, const void *b);
 int merger__out_flush(struct merger *m);
 int merger__out_put(struct merger *m, const void *p, size_t len);
+/* A span of pass @mp's buffer: written from there when long (a reference held meanwhile). */
+int merger__out_put_pass(struct merger *m, struct mpass *mp, const void *p, size_t len);
 int merger__out_round(struct merger *m);
 bool merger__account(struct merger *m, const struct perf_event_header *h);
 int auxidx_scan(struct merger *m, const unsigned char *buf, size_t len);

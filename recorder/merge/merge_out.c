@@ -68,6 +68,16 @@ static void *out_thread(void *arg)
 	return NULL;
 }
 
+/* A merge_out__put_ref span is written: its owner may let it go. */
+static void out_ref_done(struct merge_out *o)
+{
+	void (*release)(void *) = o->ref_release;
+
+	o->ref_release = NULL;
+	if (release)
+		release(o->ref_arg);
+}
+
 /* Waits until the writer holds no buffer; its first error, or 0. */
 static int out_idle(struct merge_out *o)
 {
@@ -80,7 +90,19 @@ static int out_idle(struct merge_out *o)
 		pthread_cond_wait(&o->cond, &o->lock);
 	err = o->err;
 	pthread_mutex_unlock(&o->lock);
+	out_ref_done(o);
 	return err;
+}
+
+/* Gives @len bytes at @p to the idle writer, at the stream's position. */
+static void out_submit(struct merge_out *o, const void *p, size_t len)
+{
+	pthread_mutex_lock(&o->lock);
+	o->job = p;
+	o->job_len = len;
+	o->job_off = o->off;
+	pthread_cond_broadcast(&o->cond);
+	pthread_mutex_unlock(&o->lock);
 }
 
 int merge_out__init(struct merge_out *o, int fd, uint64_t off, bool stream)
@@ -117,12 +139,7 @@ static int out_handoff(struct merge_out *o)
 		err = out_write(o, o->buf[o->cur], o->len, o->off);
 	} else {
 		err = out_idle(o);
-		pthread_mutex_lock(&o->lock);
-		o->job = o->buf[o->cur];
-		o->job_len = o->len;
-		o->job_off = o->off;
-		pthread_cond_broadcast(&o->cond);
-		pthread_mutex_unlock(&o->lock);
+		out_submit(o, o->buf[o->cur], o->len);
 	}
 	o->off += o->len;
 	o->len = 0;
@@ -149,6 +166,26 @@ int merge_out__put_slow(struct merge_out *o, const void *p, size_t len)
 	return 0;
 }
 
+int merge_out__put_ref(struct merge_out *o, const void *p, size_t len, void (*release)(void *),
+		       void *arg)
+{
+	int err = out_handoff(o);
+
+	if (!err)
+		err = out_idle(o);
+	if (err || !o->have_thread) {
+		if (!err)
+			err = out_write(o, p, len, o->off);
+		release(arg);
+	} else {
+		o->ref_release = release;
+		o->ref_arg = arg;
+		out_submit(o, p, len);
+	}
+	o->off += len;
+	return err;
+}
+
 int merge_out__sync(struct merge_out *o)
 {
 	int err = out_handoff(o);
@@ -166,6 +203,7 @@ void merge_out__release(struct merge_out *o)
 		pthread_join(o->thread, NULL);
 		o->have_thread = false;
 	}
+	out_ref_done(o);
 	if (o->have_lock) {
 		pthread_mutex_destroy(&o->lock);
 		pthread_cond_destroy(&o->cond);
