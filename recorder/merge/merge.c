@@ -485,6 +485,27 @@ static int emit_one(struct merger *m, const struct mrun *r, const unsigned char 
 }
 
 /*
+ * The best run's record at r->pos (@len bytes) joins the span at *@span;
+ * one dropped or relabeled ends the span, which is put, and the next
+ * starts after it. 0 / -errno.
+ */
+static int emit_rec(struct merger *m, const struct mrun *r, const unsigned char **span,
+		    size_t len)
+{
+	int err = emit_one(m, r, *span);
+
+	if (err <= 0)
+		return err;
+	bool relabel = err == 2;
+
+	err = merger__out_put(m, *span, r->pos - *span);
+	if (!err && relabel)
+		err = out_put_relabeled(m, r->pos, len);
+	*span = r->pos + len;
+	return err;
+}
+
+/*
  * Writes the heap's best run's records while they stay first and final.
  * Each is counted, but they go out as one span: a run that leads for long
  * costs one copy, and none into the buffer when the span outgrows it.
@@ -500,15 +521,7 @@ static int emit_top_run(struct merger *m, uint64_t limit)
 	for (;;) {
 		size_t len = pfile__rec_len((const void *)r->pos);
 
-		err = emit_one(m, r, span);
-		if (err > 0) {
-			bool relabel = err == 2;
-
-			err = merger__out_put(m, span, r->pos - span);
-			if (!err && relabel)
-				err = out_put_relabeled(m, r->pos, len);
-			span = r->pos + len;
-		}
+		err = emit_rec(m, r, &span, len);
 		if (err < 0)
 			return err;
 		r->pos += len;
@@ -570,15 +583,7 @@ static int emit_whole_run(struct merger *m)
 		r->time = rec_time(m, (const void *)r->pos, r->time);
 		if (r->time > m->emitted_max)
 			m->emitted_max = r->time;
-		err = emit_one(m, r, span);
-		if (err > 0) {
-			bool relabel = err == 2;
-
-			err = merger__out_put(m, span, r->pos - span);
-			if (!err && relabel)
-				err = out_put_relabeled(m, r->pos, len);
-			span = r->pos + len;
-		}
+		err = emit_rec(m, r, &span, len);
 		r->pos += len;
 	}
 	if (!err)
