@@ -956,6 +956,40 @@ static void test_publish_error(void **state)
 	assert_false(exists(path));
 }
 
+/*
+ * Runs of 64 KiB and more (SPAN_REF_MIN) are written from the pass's
+ * buffer by the writer thread while the next run is checked: the buffer
+ * must live until written (TSan runs this too).
+ */
+static void test_long_runs(void **state)
+{
+	struct scen *sc = *state;
+	struct merge_stats st;
+	unsigned rounds;
+	char err[256];
+
+	/* as gen(), 1500 records of 48 bytes per ring and pass (72 KB), 2 us apart */
+	sc->nr_shards = 2;
+	sc->nr_passes = 4;
+	make_prologue(sc);
+	make_tail(sc);
+	for (int s = 0; s < 2; s++)
+		for (int k = 0; k < 4; k++)
+			for (int c = 0; c < 2; c++)
+				for (int j = 0; j < 1500; j++)
+					add_sample(sc, s, k, c,
+						   T0 + PHASE(s) + k * STEP + j * 2000 + s * 2 + c + 1,
+						   ((s + c) % 2 ? ev1_ids : ev0_ids)[c]);
+	write_dir(sc);
+	if (run_merge(sc, false, true, 1000, &st, err, sizeof(err)))
+		fail_msg("merge: %s", err);
+	check_output(sc, &rounds);
+	check_stats(sc, &st);
+	assert_true(rounds >= 3);
+	assert_int_equal(st.late, 0);
+	merge_stats__release(&st);
+}
+
 /* A record older than its pass's watermark promised: a reader of rounds still sees it in order. */
 static void test_late_record(void **state)
 {
@@ -1414,6 +1448,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_unknown_id, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_publish_error, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_late_record, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_long_runs, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_watermark_limit, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_rotate_output, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_no_build_ids, setup, teardown),
