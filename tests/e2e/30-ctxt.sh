@@ -3,13 +3,15 @@
 # (or, beside heavy load, within a point of perf's shortfall: ctxt_ok).
 # The delta is taken inside the command, i.e. inside the window where the
 # events are enabled, so switches during shardrec's own set-up and merge
-# (and any unrelated load then) do not count against it.
+# (and any unrelated load then) do not count against it; samples count
+# between the storm's own stamps t0 and t1 (window_samples), for the same
+# reason.
 . "$(dirname "$0")/lib.sh"
 need_perf_event
 
 # storm GROUPS LOOPS: the messaging storm between two ctxt readings.
 storm() {
-	echo "grep ^ctxt /proc/stat >c0; $PERF bench sched messaging -g $1 -l $2 >/dev/null; grep ^ctxt /proc/stat >c1" >storm.sh
+	echo "grep ^ctxt /proc/stat >c0; $STAMP t0; $PERF bench sched messaging -g $1 -l $2 >/dev/null; $STAMP t1; grep ^ctxt /proc/stat >c1" >storm.sh
 }
 delta() { echo $(( $(awk '{ print $2 }' c1) - $(awk '{ print $2 }' c0) )); }
 # record_cs THREADS: one recording of the storm; its figures against
@@ -18,7 +20,7 @@ record_cs() {
 	"$SHARDREC" record -a -e cs -c 1 --threads=$1 -o cs.data -- sh storm.sh \
 		2>rec.err || { cat rec.err; fail "record failed"; }
 	ALLOW_LOSS_WARNING=1 check_perf_file cs.data
-	got=$(perf_samples cs.data)
+	got=$(window_samples cs.data)
 	lost=$(sed -n 's/.*, \([0-9]*\) lost samples.*/\1/p' rec.err)
 	truth=$(delta)
 	echo "threads=$1: samples $got + lost $lost vs ctxt delta $truth"
@@ -75,7 +77,7 @@ record_lossy() {
 	cat rec.err
 	! grep -q "dropped" rec.err || fail "merge dropped records"
 	ALLOW_LOSS_WARNING=1 check_perf_file lost.data
-	got=$(perf_samples lost.data)
+	got=$(window_samples lost.data)
 	lost=$(sed -n 's/.*, \([0-9]*\) lost samples.*/\1/p' rec.err)
 	[ "${lost:-0}" -gt 0 ] || echo "note: no loss forced this time"
 	perf_lost=$("$PERF" report --stats -i lost.data 2>/dev/null | awk '/LOST_SAMPLES events:/ { n = $3 } END { print n + 0 }')

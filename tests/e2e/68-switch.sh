@@ -67,8 +67,10 @@ fi
 # A storm of 3 to 4 s, however loaded the machine: 1 s files split it in 3 or more.
 cat >storm.sh <<EOF
 grep ^ctxt /proc/stat >c0
+$STAMP t0
 end=\$((\$(date +%s) + 4))
 while [ \$(date +%s) -lt \$end ]; do $PERF bench sched messaging -g 1 -l 100 >/dev/null; done
+$STAMP t1
 grep ^ctxt /proc/stat >c1
 EOF
 # switch_storm: one recording of the storm in 1 s files; status 1 when
@@ -81,7 +83,7 @@ switch_storm() {
 	ALLOW_LOSS_WARNING=1 check_perf_file "$(stamped cs.data | sed -n 2p)"
 	got=0 lost=0
 	for f in $(stamped cs.data); do
-		got=$((got + $(perf_samples "$f")))
+		got=$((got + $(window_samples "$f")))
 		# each file's own LOST_SAMPLES: the loss of its span
 		lost=$((lost + $("$PERF" report -D -i "$f" 2>/dev/null |
 			sed -n 's/.*PERF_RECORD_LOST_SAMPLES: .*lost samples :\([0-9]*\)$/\1/p' |
