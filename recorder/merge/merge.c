@@ -550,12 +550,13 @@ static int emit_top_run(struct merger *m, uint64_t limit)
  * first record, so all that follows is no older than this run's start. A
  * round may go here when that start is not older than what was written
  * before the last round (round_max). Leaving a round out is always safe.
+ * merge_frames places the rounds between frames with it too.
  */
-static int round_before_run(struct merger *m, uint64_t start)
+int merger__round_before(struct merger *m, uint64_t start, uint64_t min_bytes)
 {
 	int err;
 
-	if (start < m->round_max || m->since_round < ROUND_MIN_BYTES)
+	if (start < m->round_max || m->since_round < min_bytes)
 		return 0;
 	err = merger__out_round(m);
 	m->prev_round_max = m->round_max;
@@ -564,7 +565,7 @@ static int round_before_run(struct merger *m, uint64_t start)
 }
 
 /*
- * Whole-run mode (a file, or a pipe written at the end): the best run goes
+ * Whole-run mode (a file; write_file sets it): the best run goes
  * out whole, its records checked and counted one by one but written as
  * spans, a long one from the pass's buffer without a copy. The output is
  * what perf record writes: time-sorted per ring and pass, rounds between
@@ -575,7 +576,7 @@ static int emit_whole_run(struct merger *m)
 {
 	struct mrun *r = m->rheap[0];
 	const unsigned char *span = r->pos;
-	int err = round_before_run(m, r->time);
+	int err = merger__round_before(m, r->time, ROUND_MIN_BYTES);
 
 	while (!err && r->pos < r->end) {
 		size_t len = pfile__rec_len((const void *)r->pos);

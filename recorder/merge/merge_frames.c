@@ -118,15 +118,11 @@ static int frame_add(struct merger *m, struct mshard *s, struct mpass *mp, bool 
 static int emit_frame(struct merger *m)
 {
 	struct mframe *f = pheap__pop(&m->fheap);
-	int err = 0;
+	int err;
 
 	if (f->min < m->prev_round_max)
 		m->st->late++;
-	if (f->min >= m->round_max) {
-		err = merger__out_round(m);
-		m->prev_round_max = m->round_max;
-		m->round_max = m->emitted_max;
-	}
+	err = merger__round_before(m, f->min, 0);
 	if (!err)
 		err = auxidx_scan(m, f->pass->p.buf, f->pass->p.len);
 	if (!err)

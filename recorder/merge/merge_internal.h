@@ -181,6 +181,8 @@ int merger__out_put(struct merger *m, const void *p, size_t len);
 /* A span of pass @mp's buffer: written from there when long (a reference held meanwhile). */
 int merger__out_put_pass(struct merger *m, struct mpass *mp, const void *p, size_t len);
 int merger__out_round(struct merger *m);
+/* A FINISHED_ROUND before a span starting at @start, where perf's rule allows it and @min_bytes came since the last. */
+int merger__round_before(struct merger *m, uint64_t start, uint64_t min_bytes);
 bool merger__account(struct merger *m, const struct perf_event_header *h);
 int auxidx_scan(struct merger *m, const unsigned char *buf, size_t len);
 int merger__emit(struct merger *m, const struct perf_event_header *h, size_t len);
