@@ -366,6 +366,7 @@ static void merger_release(struct merger *m)
 	free(m->auxidx);
 	free(m->cpu_sw_id);
 	merge_out__release(&m->out);
+	merger__spare_release(m); /* after the last pass_put: merge_out__release's */
 	if (m->hits)
 		m->o->hits->delete(m->hits);
 	merge_run__release(m);

@@ -46,7 +46,7 @@ static int frame_plain(struct mpass *mp, const unsigned char *buf, size_t len)
 	memcpy(copy, buf, len);
 	free(mp->p.buf);
 	mp->p.buf = copy;
-	mp->p.len = len;
+	mp->p.len = mp->p.cap = len;
 	mp->p.compressed = false;
 	return 0;
 }
@@ -181,7 +181,7 @@ static int load_next(struct merger *m)
 	if (!mp)
 		return -ENOMEM;
 	mp->refs = 1;
-	ret = shard_reader__next_pass(&s->r, &mp->p, m->err, m->errlen);
+	ret = merger__read_pass(m, s, mp);
 	if (ret > 0) {
 		m->st->bytes_in += mp->p.len;
 		ret = check_truncated(m, s, mp);

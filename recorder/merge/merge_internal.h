@@ -27,17 +27,22 @@
 
 #define MERGE_SLACK_NS (10ULL * 1000 * 1000)
 #define OUT_BUF_SIZE (1U << 20)
+#define OUT_BUFS 4 /* merge_out.c: buffers in turn, so filling one never waits on the write of the last */
+#define OUT_QUEUE 8 /* merge_out.c: writes queued for the writer thread */
 #define ROUND_BYTES (256U << 10)
 #define ROUND_MIN_BYTES (64U << 10) /* whole-run mode: a round no closer than this to the last */
 #define SPAN_REF_MIN (64U << 10) /* a span this long is written from where it is, not copied */
 #define WRITEBACK_STEP (16ULL << 20) /* merge_out.c */
 #define WRITEBACK_LAG 4
 #define MAX_SHARDS 65536
+#define SPARE_BUFS 16 /* pass buffers kept for the next passes (merger__spare_put) */
+#define SPARE_BUF_MAX (16U << 20) /* larger ones are freed */
 struct mpass {
 	struct shard_pass p;
 	unsigned refs;
 	bool dropped; /* a damaged record: none of the pass is written (--recover) */
-	uint64_t *held, charged; /* the merger's count of bytes held, and this pass's share */
+	struct merger *owner; /* merger__hold's: counts the bytes held, takes the buffer back */
+	uint64_t charged;     /* this pass's share of owner->held */
 };
 struct mrun {
 	struct mpass *pass;
@@ -63,27 +68,37 @@ struct mframe {
 	struct mpass *pass;
 	uint64_t min, max, seq;
 };
-/* The output stream (merge_out.c): two buffers, one being written by a writer thread. */
+/* One write the output's writer thread makes: a filled buffer or a span put by reference. */
+struct out_job {
+	const void *p;
+	size_t len;
+	uint64_t off;
+	void (*release)(void *arg); /* a span's: run in the caller's thread once written */
+	void *arg;
+};
+/*
+ * The output stream (merge_out.c): OUT_BUFS buffers filled in turn, and a
+ * queue of OUT_QUEUE writes a writer thread makes in order.
+ */
 struct merge_out {
 	int fd;
 	bool stream;            /* a pipe: write(), no offsets, no write-behind */
 	uint64_t off;           /* file offset of buf[cur]'s first byte */
-	unsigned char *buf[2];
+	unsigned char *buf[OUT_BUFS];
+	uint64_t buf_job[OUT_BUFS]; /* the job writing buf[i] is done when written passes it */
 	size_t len;             /* bytes in buf[cur] */
 	int cur;
-	uint64_t wb_off;        /* output below it handed to the disk */
+	uint64_t wb_off;        /* output below it handed to the disk (the writer's) */
 	pthread_t thread;
 	bool have_thread, have_lock;
+	struct out_job q[OUT_QUEUE]; /* job n at q[n % OUT_QUEUE] from its queuing to its reaping */
+	uint64_t reaped;        /* jobs whose release ran (caller's thread only) */
 	pthread_mutex_t lock;   /* guards what follows, shared with the writer */
 	pthread_cond_t cond;
-	const void *job;        /* the buffer being written, NULL when idle */
-	size_t job_len;
-	uint64_t job_off;
+	uint64_t queued;        /* jobs given to the writer (changed by the caller only) */
+	uint64_t written;       /* jobs the writer finished */
 	bool stop;
 	int err;                /* the writer's first error */
-	/* merge_out__put_ref's span being written: released once it is (caller's thread). */
-	void (*ref_release)(void *arg);
-	void *ref_arg;
 };
 
 struct merger {
@@ -124,6 +139,12 @@ struct merger {
 	void *hits; /* o->hits's tracker, NULL without build ids */
 	uint64_t in_total, next_progress;
 	uint64_t held; /* bytes of loaded passes not yet written out */
+	/* Buffers of passes done with, the last one freed on top: the next passes are read into them. */
+	struct {
+		void *buf;
+		size_t cap;
+	} spare[SPARE_BUFS];
+	size_t nr_spare;
 	/* Pipe mode: called before each prologue record and once after the last (NULL). */
 	int (*prologue_hook)(struct merger *m, const struct perf_event_header *h);
 	bool updates_done; /* pipe mode: the EVENT_UPDATE records are out */
@@ -215,6 +236,9 @@ int merge_pipe__write(struct merger *m);
 int merge_live__poll(struct merger *m, struct mshard *s);
 /* A pass of @s was loaded: the recorder may free the disk space it took. */
 void merge_live__loaded(struct merger *m, struct mshard *s);
+/* Reads @s's next pass into @mp, into a spare buffer when there is one: as shard_reader__next_pass. */
+int merger__read_pass(struct merger *m, struct mshard *s, struct mpass *mp);
+void merger__spare_release(struct merger *m);
 /* Counts a loaded pass's buffer as held until its last reference goes (pass_put). */
 void merger__hold(struct merger *m, struct mpass *mp);
 /*

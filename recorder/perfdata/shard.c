@@ -214,7 +214,20 @@ void shard_pass__release(struct shard_pass *p)
 {
 	free(p->buf);
 	p->buf = NULL;
-	p->len = 0;
+	p->len = p->cap = 0;
+}
+
+/* Room for @len bytes at p->buf: the buffer it came with when that is large enough. */
+static int shard_pass__alloc(struct shard_pass *p, size_t len)
+{
+	if (p->buf && p->cap >= len)
+		return 0;
+	free(p->buf);
+	p->cap = len ? len : 1;
+	p->buf = malloc(p->cap);
+	if (!p->buf)
+		p->cap = 0;
+	return p->buf ? 0 : -ENOMEM;
 }
 
 /* pfile__pread_full: 0, -errno, or -EIO if the file ended early (it shrank under us). */
@@ -228,20 +241,28 @@ static int shard__pread(int fd, void *buf, size_t len, uint64_t off)
 int shard_reader__next_pass(struct shard_reader *r, struct shard_pass *p, char *err,
 			    size_t errlen)
 {
+	return shard_reader__next_pass_reuse(r, p, NULL, 0, err, errlen);
+}
+
+int shard_reader__next_pass_reuse(struct shard_reader *r, struct shard_pass *p, void *buf,
+				  size_t cap, char *err, size_t errlen)
+{
 	struct shard_pass_rec rec;
 	uint64_t avail;
 	int n;
 
 	memset(p, 0, sizeof(*p));
+	p->buf = buf;
+	p->cap = buf ? cap : 0;
 	if (r->size == r->off)
 		return 0;
 	if (r->size - r->off < sizeof(rec)) {
 		/* A PASS record cut by a kill: an empty, truncated last pass. */
 		p->file_off = r->off;
 		p->truncated = true;
-		p->buf = malloc(1);
 		r->off = r->size;
-		return p->buf ? 1 : -ENOMEM;
+		n = shard_pass__alloc(p, 0);
+		return n ? n : 1;
 	}
 	n = shard__pread(r->fd, &rec, sizeof(rec), r->off);
 	if (n < 0)
@@ -261,9 +282,9 @@ int shard_reader__next_pass(struct shard_reader *r, struct shard_pass *p, char *
 	p->truncated = rec.bytes > avail;
 	p->compressed = rec.header.type == SHARD_REC_ZPASS;
 	p->raw = rec.raw;
-	p->buf = malloc(p->len ? p->len : 1);
-	if (!p->buf)
-		return -ENOMEM;
+	n = shard_pass__alloc(p, p->len);
+	if (n < 0)
+		return n;
 	n = shard__pread(r->fd, p->buf, p->len, r->off + sizeof(rec));
 	if (n < 0) {
 		shard_pass__release(p);

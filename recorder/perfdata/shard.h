@@ -161,6 +161,7 @@ struct shard_pass {
 	uint64_t file_off; /* offset of the PASS record */
 	unsigned char *buf;
 	size_t len;
+	size_t cap;      /* bytes malloc'ed at buf */
 	bool truncated;  /* the file ended inside this pass */
 	bool compressed; /* ZPASS: buf holds COMPRESSED records */
 	uint64_t raw;    /* ZPASS: decompressed size */
@@ -176,6 +177,14 @@ int shard_reader__open(struct shard_reader *r, int dirfd, const char *name, char
  */
 int shard_reader__next_pass(struct shard_reader *r, struct shard_pass *p, char *err,
 			    size_t errlen);
+/*
+ * The same, into @buf (@cap bytes malloc'ed, a pass's done with; NULL, 0:
+ * none) when it is large enough, else a new buffer (@buf freed): a merge
+ * is spared a fresh buffer, and its page faults, per pass. @p owns the
+ * buffer whatever the return; shard_pass__release frees it.
+ */
+int shard_reader__next_pass_reuse(struct shard_reader *r, struct shard_pass *p, void *buf,
+				  size_t cap, char *err, size_t errlen);
 void shard_reader__close(struct shard_reader *r);
 void shard_pass__release(struct shard_pass *p);
 
