@@ -427,14 +427,16 @@ int merger__emit(struct merger *m, const struct perf_event_header *h, size_t len
  * malloc per pass came back as page faults, which cost the merge's main
  * thread about a third of its system time (more in a VM, where each goes
  * through the hypervisor). The last one in is the first out: the most
- * likely still in the CPU's cache.
+ * likely still in the CPU's cache. SPARE_BYTES bounds what is kept, so
+ * passes of many MB (big rings) keep one or two, not sixteen.
  */
 static void merger__spare_put(struct merger *m, struct shard_pass *p)
 {
-	if (m->nr_spare == SPARE_BUFS || !p->buf || p->cap > SPARE_BUF_MAX)
+	if (m->nr_spare == SPARE_BUFS || !p->buf || m->spare_bytes + p->cap > SPARE_BYTES)
 		return;
 	m->spare[m->nr_spare].buf = p->buf;
 	m->spare[m->nr_spare++].cap = p->cap;
+	m->spare_bytes += p->cap;
 	p->buf = NULL;
 }
 
@@ -446,6 +448,7 @@ int merger__read_pass(struct merger *m, struct mshard *s, struct mpass *mp)
 	if (m->nr_spare) {
 		buf = m->spare[--m->nr_spare].buf;
 		cap = m->spare[m->nr_spare].cap;
+		m->spare_bytes -= cap;
 	}
 	return shard_reader__next_pass_reuse(&s->r, &mp->p, buf, cap, m->err, m->errlen);
 }
@@ -454,6 +457,7 @@ void merger__spare_release(struct merger *m)
 {
 	while (m->nr_spare)
 		free(m->spare[--m->nr_spare].buf);
+	m->spare_bytes = 0;
 }
 
 void pass_put(struct mpass *p)

@@ -36,7 +36,7 @@
 #define WRITEBACK_LAG 4
 #define MAX_SHARDS 65536
 #define SPARE_BUFS 16 /* pass buffers kept for the next passes (merger__spare_put) */
-#define SPARE_BUF_MAX (16U << 20) /* larger ones are freed */
+#define SPARE_BYTES (16U << 20) /* and bytes at most in them: the rest are freed */
 struct mpass {
 	struct shard_pass p;
 	unsigned refs;
@@ -144,7 +144,7 @@ struct merger {
 		void *buf;
 		size_t cap;
 	} spare[SPARE_BUFS];
-	size_t nr_spare;
+	size_t nr_spare, spare_bytes;
 	/* Pipe mode: called before each prologue record and once after the last (NULL). */
 	int (*prologue_hook)(struct merger *m, const struct perf_event_header *h);
 	bool updates_done; /* pipe mode: the EVENT_UPDATE records are out */
