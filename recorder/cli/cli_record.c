@@ -134,7 +134,7 @@ static const char usage[] =
 	"  -z, --compression-level[=N]\n"
 	"                            zstd-compress in the writers (PERF_RECORD_COMPRESSED),\n"
 	"                            level 1..22 (-z3 or --compression-level=3);\n"
-	"                            -z alone means 1\n"
+	"                            -z alone means 1; no build ids, as perf record -z\n"
 	"  -B, --no-buildid          do not collect build ids\n"
 	"  -N, --no-buildid-cache    accepted for perf compatibility (no cache)\n"
 	"      --buildid-all         build ids of every mapped DSO, not only those hit\n"
