@@ -11,6 +11,9 @@ for level in 1 3; do
 	"$PERF" report --stats -i z$level.data 2>/dev/null | grep -q "COMPRESSED events" || fail "no COMPRESSED records"
 	"$PERF" report --header-only -i z$level.data 2>/dev/null | grep -q "compressed : Zstd, level = $level" ||
 		fail "HEADER_COMPRESSED missing or wrong level"
+	# as perf record -z: no build ids (perf inject's decompressed copy has none either)
+	"$PERF" report --header-only -i z$level.data 2>/dev/null | grep "missing features" | grep -qw BUILD_ID ||
+		fail "a compressed file with build ids (perf record -z writes none)"
 	s=$(summary_samples rec.err)
 	[ "$s" = "$(perf_samples z$level.data)" ] || fail "summary samples $s differ from perf's"
 done
