@@ -806,27 +806,34 @@ long pass_decompress(struct merger *m, struct mshard *s, const struct mpass *mp,
 	return 0;
 }
 
+int pass_own_copy(struct mpass *mp, const void *data, size_t len)
+{
+	unsigned char *copy = malloc(len ? len : 1);
+
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, data, len);
+	free(mp->p.buf);
+	mp->p.buf = copy;
+	mp->p.len = len;
+	mp->p.cap = len ? len : 1;
+	return 0;
+}
+
 /* Record mode: a compressed pass becomes plain records owned by the pass. */
 static int pass_add_decompressed(struct merger *m, struct mshard *s, struct mpass *mp,
 				 bool *damaged)
 {
 	long n = pass_decompress(m, s, mp, damaged);
-	unsigned char *copy;
+	int err;
 
 	if (n < 0)
 		return n;
 	m->st->bytes_raw += n;
 	if (merger__check_pass(m, s, mp, m->scratch, n, UINT64_MAX, false, NULL))
 		return mp->dropped ? 0 : -EBADMSG;
-	copy = malloc(n ? n : 1);
-	if (!copy)
-		return -ENOMEM;
-	memcpy(copy, m->scratch, n);
-	free(mp->p.buf);
-	mp->p.buf = copy;
-	mp->p.len = n;
-	mp->p.cap = n ? n : 1;
-	return runs_natural(m, mp, copy, n);
+	err = pass_own_copy(mp, m->scratch, n);
+	return err ? err : runs_natural(m, mp, mp->p.buf, n);
 }
 
 /* Notes a chunk's records, checked, for pass_add_runs to make runs of. 0 / -ENOMEM. */

@@ -39,16 +39,11 @@ static bool frame_scan(struct merger *m, unsigned char *buf, size_t len, struct 
 /* Plain passes (and compressed ones cut by a kill) go out as plain records. */
 static int frame_plain(struct mpass *mp, const unsigned char *buf, size_t len)
 {
-	unsigned char *copy = malloc(len);
+	int err = pass_own_copy(mp, buf, len);
 
-	if (!copy)
-		return -ENOMEM;
-	memcpy(copy, buf, len);
-	free(mp->p.buf);
-	mp->p.buf = copy;
-	mp->p.len = mp->p.cap = len;
-	mp->p.compressed = false;
-	return 0;
+	if (!err)
+		mp->p.compressed = false;
+	return err;
 }
 
 static long frame_gather(struct merger *m, struct mpass *mp)

@@ -213,6 +213,8 @@ int merger__check_pass(struct merger *m, struct mshard *s, struct mpass *mp,
 		       const unsigned char *buf, size_t len, uint64_t base, bool frame,
 		       bool *sorted);
 void pass_put(struct mpass *p);
+/* Makes a copy of @len bytes at @data (decompressed records) the pass's buffer. 0 / -ENOMEM. */
+int pass_own_copy(struct mpass *mp, const void *data, size_t len);
 void run_free(struct mrun *r);
 int merger__emit_until(struct merger *m, uint64_t limit);
 long pass_decompress(struct merger *m, struct mshard *s, const struct mpass *mp,
