@@ -370,6 +370,16 @@ static int writer__take(struct writer *w, struct ring_span *spans, bool flush)
 }
 
 /*
+ * The shard is whole: its header gets its size, so a merge sees a cut at
+ * any offset. Not a writer error if that fails: the passes are all there,
+ * and an unsealed shard is read without the check.
+ */
+static void writer__seal(struct writer *w)
+{
+	(void)shard__seal(&w->shard);
+}
+
+/*
  * writer__switch, after the pass that took everything read so far into
  * the old shard: the new one takes over from the next pass. A shard that
  * cannot be created stops the writer, as a failed write does.
@@ -382,6 +392,7 @@ static int writer__next_shard(struct writer *w, uint64_t req)
 
 	if (err)
 		return err;
+	writer__seal(w);
 	shard__close(&w->shard);
 	w->shard = next;
 	/* Release pairs with writer__switched's acquire: the old shard is closed. */
@@ -499,6 +510,7 @@ static void *writer__thread(void *arg)
 	}
 	placement__free(spans, w->p.nr_rings * sizeof(*spans) + 1);
 	writer__free_local(w);
+	writer__seal(w);
 	/* A live reader of the shard (record -o -) now knows it has it all. */
 	shard__end(&w->shard);
 	/* Release pairs with writer__switched's acquire: stats and shard are final. */

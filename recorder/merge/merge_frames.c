@@ -194,7 +194,7 @@ static int load_next(struct merger *m)
 		/* A live shard is done when its writer says so (merge_live__poll). */
 		if (damaged)
 			done = true;
-		else if (m->o->live || s->r.size - s->r.off >= sizeof(struct shard_pass_rec))
+		else if (m->o->live || shard_reader__more(&s->r))
 			s->safe = mp->p.wtime > m->slack ? mp->p.wtime - m->slack : 0;
 		else
 			done = true;

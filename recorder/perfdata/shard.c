@@ -32,6 +32,7 @@ int shard__create(struct shard *s, int dirfd, unsigned idx, int node, uint32_t f
 	memcpy(h.magic, SHARD_MAGIC, 8);
 	if (run_id)
 		memcpy(h.run_id, run_id, SHARD_RUN_ID_SIZE);
+	s->hdr = h;
 	n = pwrite(s->fd, &h, sizeof(h), 0);
 	if (n != (ssize_t)sizeof(h)) {
 		int err = n < 0 ? -errno : -ENOSPC;
@@ -41,6 +42,27 @@ int shard__create(struct shard *s, int dirfd, unsigned idx, int node, uint32_t f
 	}
 	s->off = sizeof(h);
 	atomic_store_explicit(&s->committed, s->off, memory_order_release);
+	return 0;
+}
+
+int shard__seal(struct shard *s)
+{
+	struct shard_file_header h = s->hdr;
+	ssize_t n;
+
+	if (s->fd < 0)
+		return -EBADF;
+	/*
+	 * After the last pass: a failed pass was truncated away, so s->off is
+	 * the file's size. The header is rewritten whole, not just `end`:
+	 * one pwrite of 64 bytes inside one block.
+	 */
+	h.flags |= SHARD_F_SEALED;
+	h.end = s->off;
+	n = pwrite(s->fd, &h, sizeof(h), 0);
+	if (n != (ssize_t)sizeof(h))
+		return n < 0 ? -errno : -EIO;
+	s->hdr = h;
 	return 0;
 }
 
@@ -198,9 +220,22 @@ int shard_reader__open(struct shard_reader *r, int dirfd, const char *name, char
 		shard_reader__close(r);
 		return -EBADMSG;
 	}
+	if ((r->hdr.flags & SHARD_F_SEALED) && (uint64_t)size > r->hdr.end) {
+		snprintf(err, errlen, "%s: %llu bytes after its end at offset %llu (damaged shard)",
+			 name, (unsigned long long)(size - r->hdr.end),
+			 (unsigned long long)r->hdr.end);
+		shard_reader__close(r);
+		return -EBADMSG;
+	}
 	r->size = size;
 	r->off = SHARD_HEADER_SIZE;
+	r->cut = (r->hdr.flags & SHARD_F_SEALED) && r->size < r->hdr.end;
 	return 0;
+}
+
+bool shard_reader__more(const struct shard_reader *r)
+{
+	return r->cut || r->size - r->off >= sizeof(struct shard_pass_rec);
 }
 
 void shard_reader__close(struct shard_reader *r)
@@ -254,13 +289,17 @@ int shard_reader__next_pass_reuse(struct shard_reader *r, struct shard_pass *p, 
 	memset(p, 0, sizeof(*p));
 	p->buf = buf;
 	p->cap = buf ? cap : 0;
-	if (r->size == r->off)
+	if (r->size == r->off && !r->cut)
 		return 0;
 	if (r->size - r->off < sizeof(rec)) {
-		/* A PASS record cut by a kill: an empty, truncated last pass. */
+		/*
+		 * A PASS record cut by a kill, or a sealed shard cut where a
+		 * pass starts: an empty, truncated last pass.
+		 */
 		p->file_off = r->off;
 		p->truncated = true;
 		r->off = r->size;
+		r->cut = false; /* said once */
 		n = shard_pass__alloc(p, 0);
 		return n ? n : 1;
 	}
@@ -280,6 +319,7 @@ int shard_reader__next_pass_reuse(struct shard_reader *r, struct shard_pass *p, 
 	p->file_off = r->off;
 	p->len = rec.bytes <= avail ? rec.bytes : avail;
 	p->truncated = rec.bytes > avail;
+	r->cut = r->cut && !p->truncated;
 	p->compressed = rec.header.type == SHARD_REC_ZPASS;
 	p->raw = rec.raw;
 	n = shard_pass__alloc(p, p->len);

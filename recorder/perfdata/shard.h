@@ -56,6 +56,15 @@ enum shard_rec_type {
 };
 
 #define SHARD_F_ZSTD 1U /* shard_file_header.flags: passes are ZPASS */
+/*
+ * shard_file_header.flags: `end` is the shard's size when its writer
+ * finished. Without it a shard cut at a pass boundary (compressed passes
+ * end at any byte) reads as whole: the writer sets it last (shard__seal),
+ * so a reader can tell a cut shard, or bytes appended to one, at any offset.
+ * Unsealed shards (killed recorder, still recording, older files) are read
+ * as they are.
+ */
+#define SHARD_F_SEALED 2U
 
 /* A ZPASS payload's COMPRESSED records (codec/zpass.h writes them). */
 #define ZPASS_SEGMENT 64000U    /* raw bytes per COMPRESSED record, at most */
@@ -69,7 +78,8 @@ struct shard_file_header {
 	int32_t node;
 	uint32_t flags;
 	uint8_t run_id[SHARD_RUN_ID_SIZE];
-	uint64_t reserved[3];
+	uint64_t end; /* with SHARD_F_SEALED: the file's size; else 0 */
+	uint64_t reserved[2];
 };
 
 struct shard_pass_rec {
@@ -94,6 +104,7 @@ struct shard {
 	uint64_t off; /* next write offset, owned by the writer thread */
 	uint64_t seq;
 	struct shard_pass_rec pass; /* header of the pass being written */
+	struct shard_file_header hdr; /* as written; shard__seal writes it again */
 	/*
 	 * For a reader of the file while it is written (record -o -): the
 	 * bytes of whole passes, stored after each pass, and whether the
@@ -124,6 +135,12 @@ int shard__write_pass(struct shard *s, uint64_t wtime, struct iovec *iov, int nr
  */
 int shard__write_zpass(struct shard *s, uint64_t wtime, const void *buf, size_t len,
 		       uint64_t raw);
+/*
+ * The writer is done with @s: its header gets SHARD_F_SEALED and the
+ * shard's size, written in place (the writer owns the file). 0 / -errno;
+ * a shard left unsealed is still read, only without the size check.
+ */
+int shard__seal(struct shard *s);
 /* The writer wrote its last pass: committed is final. Any thread may then read it. */
 void shard__end(struct shard *s);
 /*
@@ -151,9 +168,17 @@ char *shard__run_id_str(const uint8_t *id, char *buf);
 struct shard_reader {
 	int fd;
 	uint64_t off, size;
+	bool cut; /* sealed, the file shorter than hdr.end, and no pass said so yet */
 	struct shard_file_header hdr;
 	char name[64];
 };
+
+/*
+ * Whether @r has more to say: room for another PASS record, or the cut
+ * end of a sealed shard (an empty truncated pass). Bytes too few for a
+ * PASS record are what a kill leaves, not a pass.
+ */
+bool shard_reader__more(const struct shard_reader *r);
 
 /* One pass loaded in memory: its CHUNKs, owned by the pass. */
 struct shard_pass {

@@ -37,7 +37,8 @@ cmp -s zs.txt ps.txt || { diff zs.txt ps.txt | head; fail "compressed and decomp
 
 # A cut shard (killed recorder): an error naming --recover, then with it every whole record before the cut.
 # The largest shard (under load one CPU's may hold next to nothing), cut at
-# an odd offset: never a pass boundary, where a cut is not seen.
+# an odd offset: inside a pass, or where one starts (compressed passes end
+# at any byte): the sealed shard's header says how long it was either way.
 cp -r z1.data.shards cut.shards
 ls -l cut.shards
 sh=$(ls -S cut.shards/shard.* | head -1)
@@ -53,6 +54,29 @@ full=$(perf_samples z1.data)
 part=$(perf_samples cut.data)
 echo "cut shard: $part of $full samples kept"
 [ "$part" -gt 0 ] && [ "$part" -lt "$full" ] || fail "recover kept $part of $full samples"
+
+# Cut exactly where a pass starts (the last one starting in the first two
+# thirds, else right after the file header): every pass left is whole, and
+# only the size the writer sealed into the header tells the cut.
+cp -r z1.data.shards edge.shards
+edge=$(python3 - "$sh" <<'PY'
+import struct, sys
+d = open(sys.argv[1], 'rb').read()
+off, best = 64, 64
+while off + 40 <= len(d):
+    typ, misc, size, seq, wtime, nbytes, raw = struct.unpack_from('<IHHQQQQ', d, off)
+    off += 40 + nbytes
+    if off <= len(d) * 2 // 3:
+        best = off
+print(best)
+PY
+) || fail "cannot walk $sh"
+truncate -s "$edge" "edge.shards/$(basename "$sh")"
+! "$SHARDREC" merge -q edge.shards -o edge.data 2>edge.err || fail "merge of a shard cut at a pass boundary succeeded"
+grep -q "$(basename "$sh"): cut at offset $edge .*--recover" edge.err || { cat edge.err; fail "cut at pass boundary $edge not reported"; }
+"$SHARDREC" merge --recover edge.shards -o edge.data 2>edge.err || { cat edge.err; fail "--recover of the boundary cut failed"; }
+grep -q "1 truncated" edge.err || fail "--recover did not count the shard cut at a pass boundary"
+check_perf_file edge.data
 
 # Flipped bytes inside a compressed pass: the zstd checksum catches them.
 cp -r z1.data.shards bad.shards

@@ -398,8 +398,22 @@ static void check_cut_pass(struct shard_reader *r, const struct tpass *tp, uint6
 	char err[256];
 	int i;
 
+	if (cut == start && r->hdr.flags & SHARD_F_SEALED) {
+		/* sealed: a cut where a pass starts is seen, once, as an empty truncated pass */
+		assert_true(shard_reader__more(r));
+		assert_int_equal(shard_reader__next_pass(r, &p, err, sizeof(err)), 1);
+		assert_true(p.truncated);
+		assert_int_equal(p.len, 0);
+		assert_int_equal(p.file_off, start);
+		shard_pass__release(&p);
+		assert_false(shard_reader__more(r));
+		assert_int_equal(shard_reader__next_pass(r, &p, err, sizeof(err)), 0);
+		shard_pass__release(&p);
+		return;
+	}
 	if (cut == start) {
-		/* the shard ends cleanly before the pass */
+		/* unsealed (a killed writer): the shard ends cleanly before the pass */
+		assert_false(shard_reader__more(r));
 		assert_int_equal(shard_reader__next_pass(r, &p, err, sizeof(err)), 0);
 		shard_pass__release(&p);
 		return;
@@ -438,19 +452,21 @@ static void check_cut_pass(struct shard_reader *r, const struct tpass *tp, uint6
 	shard_pass__release(&p);
 }
 
-static void test_truncated(void **state)
+/*
+ * shard.1 with two passes, sealed or not, read back cut at every offset of
+ * its last pass. Returns the whole file (*@size bytes), the caller frees.
+ */
+static unsigned char *cut_every_offset(struct fixture *fx, struct tpass *tp, uint32_t flags,
+				       bool seal, size_t *size)
 {
-	struct fixture *fx = *state;
-	static struct tpass tp[2];
 	const size_t cuts[] = {20};
 	struct shard_reader r;
 	struct shard s;
 	unsigned char *file;
 	uint64_t start;
-	size_t size;
 	char err[256];
 
-	assert_int_equal(shard__create(&s, fx->dirfd, 1, 0, 0, NULL), 0);
+	assert_int_equal(shard__create(&s, fx->dirfd, 1, 0, flags, NULL), 0);
 	tpass_init(&tp[0]);
 	tpass_add(&tp[0], 0, 4, NULL, 0, false);
 	assert_int_equal(tpass_write(&s, &tp[0], 10), 0);
@@ -460,18 +476,62 @@ static void test_truncated(void **state)
 	tpass_add(&tp[1], 1, 0, NULL, 0, false);
 	tpass_add(&tp[1], 1, 5, NULL, 0, false);
 	assert_int_equal(tpass_write(&s, &tp[1], 20), 0);
+	if (seal)
+		assert_int_equal(shard__seal(&s), 0);
 	shard__close(&s);
-	file = get_file(fx->dirfd, "shard.1", &size);
-	assert_int_equal(size, start + PASS_REC + tp[1].payload);
+	if (seal)
+		assert_int_equal(shard__seal(&s), -EBADF);
+	file = get_file(fx->dirfd, "shard.1", size);
+	assert_int_equal(*size, start + PASS_REC + tp[1].payload);
 
-	for (uint64_t cut = start; cut <= size; cut++) {
+	for (uint64_t cut = start; cut <= *size; cut++) {
 		put_file(fx->dirfd, "shard.cut", file, cut);
 		assert_int_equal(shard_reader__open(&r, fx->dirfd, "shard.cut", err, sizeof(err)),
 				 0);
+		assert_int_equal(r.hdr.flags, flags | (seal ? SHARD_F_SEALED : 0));
+		assert_int_equal(r.hdr.end, seal ? *size : 0);
 		check_pass(&r, &tp[0], 0, 10);
 		check_cut_pass(&r, &tp[1], start, cut);
 		shard_reader__close(&r);
 	}
+	return file;
+}
+
+/* An unsealed shard (killed writer) cut anywhere: whole records before the cut. */
+static void test_truncated(void **state)
+{
+	static struct tpass tp[2];
+	size_t size;
+
+	free(cut_every_offset(*state, tp, 0, false, &size));
+	tpass_release(&tp[0]);
+	tpass_release(&tp[1]);
+}
+
+/*
+ * A sealed shard (its writer finished) cut at any offset, a pass boundary
+ * included (compressed passes end at any byte), reads as cut; one with
+ * bytes after its end is refused.
+ */
+static void test_sealed(void **state)
+{
+	struct fixture *fx = *state;
+	static struct tpass tp[2];
+	struct shard_reader r;
+	unsigned char *file;
+	size_t size;
+	char err[256];
+
+	file = cut_every_offset(fx, tp, SHARD_F_ZSTD, true, &size);
+	/* bytes after the end: not the writer's */
+	file = realloc(file, size + 8);
+	assert_non_null(file);
+	memset(file + size, 0, 8);
+	put_file(fx->dirfd, "shard.long", file, size + 8);
+	assert_int_equal(shard_reader__open(&r, fx->dirfd, "shard.long", err, sizeof(err)),
+			 -EBADMSG);
+	assert_non_null(strstr(err, "shard.long: 8 bytes after its end at offset"));
+	assert_int_equal(r.fd, -1);
 	free(file);
 	tpass_release(&tp[0]);
 	tpass_release(&tp[1]);
@@ -991,6 +1051,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_tail, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_sealed, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_corrupt_pass, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_corrupt_chunk, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_header, setup, teardown),
