@@ -244,14 +244,16 @@ static inline uint64_t rec_time(const struct merger *m, const struct perf_event_
  * from its chunks. A damaged one damages the pass: 0 all fine, 1 the pass
  * is dropped (--recover, mp->dropped), -EBADMSG. In a frame (@frame), a
  * record of unknown id cannot be cut out either. *@sorted (unless NULL):
- * whether the records are in time order, found on the same walk.
+ * whether the records are in time order; *@framed (unless NULL): whether
+ * every record's whole length is 8-aligned (what pfile__walk_records asks
+ * beyond the checker), found on the same walk.
  */
-int merger__check_pass(struct merger *m, struct mshard *s, struct mpass *mp,
+int merger__check_pass(const struct merger *m, const struct mshard *s, struct mpass *mp,
 		       const unsigned char *buf, size_t len, uint64_t base, bool frame,
-		       bool *sorted)
+		       bool *sorted, bool *framed, char *err, size_t errlen)
 {
 	struct pfile_check_memo memo = {0};
-	uint64_t prev = 0;
+	uint64_t prev = 0, lens = 0;
 	bool in_order = true;
 
 	for (size_t pos = 0; pos < len;) {
@@ -267,21 +269,23 @@ int merger__check_pass(struct merger *m, struct mshard *s, struct mpass *mp,
 		    (r == PFILE_CHECK_UNKNOWN_ID &&
 		     (!frame || cpu_sw_relabel(m, (const void *)(buf + pos))))) {
 			uint64_t t = rec_time(m, (const void *)(buf + pos), prev);
+			uint64_t full = pfile__rec_len((const void *)(buf + pos));
 
 			in_order &= t >= prev;
 			prev = t;
-			pos += pfile__rec_len((const void *)(buf + pos));
+			lens |= full;
+			pos += full;
 			continue;
 		}
 		memcpy(&h, buf + pos, len - pos < sizeof(h) ? len - pos : sizeof(h));
 		if (base == UINT64_MAX)
-			snprintf(m->err, m->errlen,
+			snprintf(err, errlen,
 				 "%s: damaged record in the pass at offset %llu (+%zu bytes into its "
 				 "records, type %u, %s): %s",
 				 s->r.name, (unsigned long long)mp->p.file_off, pos, h.type, why,
 				 drop_note(m, true));
 		else
-			snprintf(m->err, m->errlen, "%s: damaged record at offset %llu (type %u, %s): %s",
+			snprintf(err, errlen, "%s: damaged record at offset %llu (type %u, %s): %s",
 				 s->r.name, (unsigned long long)(base + pos), h.type, why,
 				 drop_note(m, true));
 		if (!m->o->recover)
@@ -291,6 +295,8 @@ int merger__check_pass(struct merger *m, struct mshard *s, struct mpass *mp,
 	}
 	if (sorted)
 		*sorted = in_order;
+	if (framed)
+		*framed = !(lens & 7);
 	return 0;
 }
 
@@ -440,16 +446,21 @@ static void merger__spare_put(struct merger *m, struct shard_pass *p)
 	p->buf = NULL;
 }
 
+void *merger__spare_take(struct merger *m, size_t *cap)
+{
+	*cap = 0;
+	if (!m->nr_spare)
+		return NULL;
+	*cap = m->spare[--m->nr_spare].cap;
+	m->spare_bytes -= *cap;
+	return m->spare[m->nr_spare].buf;
+}
+
 int merger__read_pass(struct merger *m, struct mshard *s, struct mpass *mp)
 {
-	void *buf = NULL;
-	size_t cap = 0;
+	size_t cap;
+	void *buf = merger__spare_take(m, &cap);
 
-	if (m->nr_spare) {
-		buf = m->spare[--m->nr_spare].buf;
-		cap = m->spare[m->nr_spare].cap;
-		m->spare_bytes -= cap;
-	}
 	return shard_reader__next_pass_reuse(&s->r, &mp->p, buf, cap, m->err, m->errlen);
 }
 
@@ -830,48 +841,56 @@ static int pass_add_decompressed(struct merger *m, struct mshard *s, struct mpas
 	if (n < 0)
 		return n;
 	m->st->bytes_raw += n;
-	if (merger__check_pass(m, s, mp, m->scratch, n, UINT64_MAX, false, NULL))
+	if (merger__check_pass(m, s, mp, m->scratch, n, UINT64_MAX, false, NULL, NULL, m->err,
+			       m->errlen))
 		return mp->dropped ? 0 : -EBADMSG;
 	err = pass_own_copy(mp, m->scratch, n);
 	return err ? err : runs_natural(m, mp, mp->p.buf, n);
 }
 
 /* Notes a chunk's records, checked, for pass_add_runs to make runs of. 0 / -ENOMEM. */
-static int chunk_keep(struct merger *m, const unsigned char *data, size_t len, bool sorted)
+static int chunk_keep(struct mchunks *c, const unsigned char *data, size_t len, bool sorted)
 {
 	struct mchunk *n;
 
 	if (!len)
 		return 0;
-	n = array__grow(m->chunks, &m->cap_chunks, m->nr_chunks + 1, sizeof(*n), 64);
+	n = array__grow(c->v, &c->cap, c->nr + 1, sizeof(*n), 64);
 	if (!n)
 		return -ENOMEM;
-	m->chunks = n;
-	m->chunks[m->nr_chunks++] = (struct mchunk){data, len, sorted};
+	c->v = n;
+	c->v[c->nr++] = (struct mchunk){data, len, sorted};
 	return 0;
 }
 
-/*
- * The pass's chunks, each checked, into m->chunks up to a corrupt one
- * (*@corrupt). 0, 1 when a damaged record drops the pass, -errno.
- */
-static int pass_check_chunks(struct merger *m, struct mshard *s, struct mpass *mp,
-			     bool *corrupt)
+int pass_check_chunks(const struct merger *m, const struct mshard *s, struct mpass *mp,
+		      struct mchunks *c, bool *corrupt, char *err, size_t errlen)
 {
 	const unsigned char *data;
 	size_t pos = 0, len;
 	uint32_t cpu;
 	int ret;
 
-	m->nr_chunks = 0;
-	while ((ret = shard_pass__next_chunk(&mp->p, &pos, &cpu, &data, &len)) > 0) {
+	c->nr = 0;
+	*corrupt = false;
+	/* One walk over the records, the check's (shard_pass__next_chunk's walk folded in). */
+	while ((ret = shard_pass__next_chunk_unwalked(&mp->p, &pos, &cpu, &data, &len)) > 0) {
 		uint64_t base = mp->p.file_off + sizeof(struct shard_pass_rec) + (data - mp->p.buf);
+		bool sorted, framed;
+		int st;
 
-		bool sorted;
-
-		if (merger__check_pass(m, s, mp, data, len, base, false, &sorted))
+		ret = merger__check_pass(m, s, mp, data, len, base, false, &sorted, &framed, err,
+					 errlen);
+		/* Malformed framing (the walk's verdict) makes a corrupt chunk, as before. */
+		if ((ret && !mp->p.truncated && pfile__walk_records(data, len, true, &st) != len) ||
+		    (!ret && !framed)) {
+			mp->dropped = false;
+			ret = -EBADMSG;
+			break;
+		}
+		if (ret)
 			return mp->dropped ? 1 : -EBADMSG;
-		ret = chunk_keep(m, data, len, sorted);
+		ret = chunk_keep(c, data, len, sorted);
 		if (ret)
 			return ret;
 	}
@@ -879,18 +898,14 @@ static int pass_check_chunks(struct merger *m, struct mshard *s, struct mpass *m
 	return 0;
 }
 
-int pass_add_runs(struct merger *m, struct mshard *s, struct mpass *mp, bool *damaged)
+int pass_add_checked(struct merger *m, struct mshard *s, struct mpass *mp,
+		     const struct mchunks *c, int checked, bool corrupt, bool *damaged)
 {
-	bool corrupt = false;
-	int ret;
+	int ret = checked;
 
-	if (mp->p.compressed)
-		return pass_add_decompressed(m, s, mp, damaged);
-	/* Checked whole first: a damaged record drops the pass, not just what follows. */
-	ret = pass_check_chunks(m, s, mp, &corrupt);
-	for (size_t i = 0; !ret && i < m->nr_chunks; i++) {
-		m->st->bytes_raw += m->chunks[i].len;
-		ret = run_add(m, mp, m->chunks[i].data, m->chunks[i].len, m->chunks[i].sorted);
+	for (size_t i = 0; !ret && i < c->nr; i++) {
+		m->st->bytes_raw += c->v[i].len;
+		ret = run_add(m, mp, c->v[i].data, c->v[i].len, c->v[i].sorted);
 	}
 	if (ret)
 		return ret > 0 ? 0 : ret;
@@ -903,6 +918,18 @@ int pass_add_runs(struct merger *m, struct mshard *s, struct mpass *mp, bool *da
 		return -EBADMSG;
 	*damaged = true;
 	return 0;
+}
+
+int pass_add_runs(struct merger *m, struct mshard *s, struct mpass *mp, bool *damaged)
+{
+	bool corrupt;
+	int ret;
+
+	if (mp->p.compressed)
+		return pass_add_decompressed(m, s, mp, damaged);
+	/* Checked whole first: a damaged record drops the pass, not just what follows. */
+	ret = pass_check_chunks(m, s, mp, &m->chunks, &corrupt, m->err, m->errlen);
+	return pass_add_checked(m, s, mp, &m->chunks, ret, corrupt, damaged);
 }
 
 void merger__progress(struct merger *m, uint64_t done)

@@ -348,7 +348,7 @@ static void merger_release(struct merger *m)
 	while (m->nr_rheap)
 		run_free(m->rheap[--m->nr_rheap]);
 	free(m->rheap);
-	free(m->chunks);
+	free(m->chunks.v);
 	for (size_t i = 0; i < m->nr_shards; i++)
 		shard_reader__close(&m->shards[i].r);
 	free(m->shards);

@@ -2,6 +2,8 @@
 /* -z: compressed frames ordered by their first timestamp, rounds placed by perf's rule. */
 #include "recorder/merge/merge_internal.h"
 
+#include <limits.h>
+
 /* ---- compressed frames ---- */
 
 /*
@@ -81,9 +83,11 @@ static int frame_add(struct merger *m, struct mshard *s, struct mpass *mp, bool 
 	/* A frame is copied whole: its records, and the payload around them, all checked. */
 	if (mp->p.compressed && !mp->p.truncated && !*damaged &&
 	    merger__check_pass(m, s, mp, mp->p.buf, mp->p.len,
-			       mp->p.file_off + sizeof(struct shard_pass_rec), true, NULL))
+			       mp->p.file_off + sizeof(struct shard_pass_rec), true, NULL, NULL,
+			       m->err, m->errlen))
 		return mp->dropped ? 0 : -EBADMSG;
-	if (merger__check_pass(m, s, mp, m->scratch, n, UINT64_MAX, true, NULL))
+	if (merger__check_pass(m, s, mp, m->scratch, n, UINT64_MAX, true, NULL, NULL, m->err,
+			       m->errlen))
 		return mp->dropped ? 0 : -EBADMSG;
 	f = calloc(1, sizeof(*f));
 	if (!f)
@@ -160,29 +164,43 @@ static int check_truncated(struct merger *m, struct mshard *s, const struct mpas
 	return -EBADMSG;
 }
 
+/* Reads the next pass of @s in place into *@mp. */
+static int read_next(struct merger *m, struct mshard *s, struct mpass **mp)
+{
+	*mp = calloc(1, sizeof(**mp));
+	if (!*mp)
+		return -ENOMEM;
+	(*mp)->refs = 1;
+	return merger__read_pass(m, s, *mp);
+}
+
 /* Loads the next pass of the heap's top shard and moves its watermark. */
 static int load_next(struct merger *m)
 {
 	struct mshard *s = pheap__top(&m->sheap);
-	struct mpass *mp;
-	bool done = false, damaged = false;
+	const struct mchunks *chunks = NULL;
+	struct mpass *mp = NULL;
+	bool done = false, damaged = false, corrupt = false;
+	int checked = INT_MIN;
 	int ret = m->o->live ? merge_live__poll(m, s) : 1;
 
 	if (ret == 0)
 		shard_done(m);
 	if (ret <= 0)
 		return ret == -EAGAIN ? 0 : ret;
-	mp = calloc(1, sizeof(*mp));
+	ret = s->ahead ? merge_ahead__take(m, s, &mp, &chunks, &checked, &corrupt)
+		       : read_next(m, s, &mp);
 	if (!mp)
-		return -ENOMEM;
-	mp->refs = 1;
-	ret = merger__read_pass(m, s, mp);
+		return ret;
 	if (ret > 0) {
 		m->st->bytes_in += mp->p.len;
 		ret = check_truncated(m, s, mp);
-		if (!ret)
-			ret = m->frames ? frame_add(m, s, mp, &damaged)
-					: pass_add_runs(m, s, mp, &damaged);
+		if (!ret && m->frames)
+			ret = frame_add(m, s, mp, &damaged);
+		else if (!ret)
+			ret = checked != INT_MIN
+				      ? pass_add_checked(m, s, mp, chunks, checked, corrupt, &damaged)
+				      : pass_add_runs(m, s, mp, &damaged);
 		if (damaged || mp->dropped) {
 			m->st->damaged_shards += !s->damaged;
 			s->damaged = true;
@@ -208,6 +226,7 @@ static int load_next(struct merger *m)
 		ret = 0;
 	}
 	pass_put(mp);
+	merge_ahead__done(s);
 	if (ret < 0)
 		return ret;
 	if (m->o->live)
@@ -217,13 +236,15 @@ static int load_next(struct merger *m)
 		shard_done(m);
 	else
 		pheap__sift_down(&m->sheap, 0);
+	merge_ahead__top_up(m);
 	return 0;
 }
 
 int merge_shards(struct merger *m)
 {
-	int err = 0;
+	int err = m->o->live ? 0 : merge_ahead__start(m);
 
+	merge_ahead__top_up(m);
 	while (!err && (m->nr_rheap || m->sheap.n)) {
 		uint64_t limit = m->sheap.n ? ((struct mshard *)pheap__top(&m->sheap))->safe
 					    : UINT64_MAX;
@@ -237,6 +258,7 @@ int merge_shards(struct merger *m)
 		if (!err)
 			err = load_next(m);
 	}
+	merge_ahead__stop(m);
 	if (!err && m->since_round)
 		err = merger__out_round(m);
 	return err;

@@ -37,6 +37,7 @@
 #define MAX_SHARDS 65536
 #define SPARE_BUFS 16 /* pass buffers kept for the next passes (merger__spare_put) */
 #define SPARE_BYTES (16U << 20) /* and bytes at most in them: the rest are freed */
+#define AHEAD_PASSES 4 /* merge_ahead.c: passes read ahead, queued or waiting to be taken */
 struct mpass {
 	struct shard_pass p;
 	unsigned refs;
@@ -51,17 +52,24 @@ struct mrun {
 	uint64_t time;
 	uint64_t seq;
 };
+struct mahead;
 struct mshard {
 	struct shard_reader r;
 	uint64_t safe;
 	bool eof;
 	bool damaged; /* counted in damaged_shards */
+	struct mahead *ahead; /* merge_ahead.c: its next pass, queued or read; r is the loader's till taken */
 };
 /* A checked chunk of a pass, before it becomes runs. */
 struct mchunk {
 	const unsigned char *data;
 	size_t len;
 	bool sorted; /* in time order (a ring's records but for nested NMIs) */
+};
+/* A pass's checked chunks. */
+struct mchunks {
+	struct mchunk *v;
+	size_t nr, cap;
 };
 /* A compressed pass kept whole: its frame is copied as is. */
 struct mframe {
@@ -112,8 +120,8 @@ struct merger {
 	struct pheap sheap; /* shards with unread passes, by watermark */
 	struct mrun **rheap;
 	size_t nr_rheap, cap_rheap;
-	struct mchunk *chunks; /* the pass being loaded (pass_add_runs) */
-	size_t nr_chunks, cap_chunks;
+	struct mchunks chunks; /* the pass being loaded (pass_add_runs) */
+	struct merge_ahead *ahead; /* merge_ahead.c's loader, NULL: passes are read in place */
 	struct pheap fheap; /* compressed frames, by first timestamp */
 	bool frames;           /* compressed shards merged frame by frame */
 	bool whole_runs;       /* runs go out whole, in rounds (merge.c emit_whole_run) */
@@ -209,9 +217,14 @@ int auxidx_scan(struct merger *m, const unsigned char *buf, size_t len);
 int merger__emit(struct merger *m, const struct perf_event_header *h, size_t len);
 int merger__check_file_rec(struct merger *m, const char *name, const struct perf_event_header *h,
 			   size_t len, uint64_t off);
-int merger__check_pass(struct merger *m, struct mshard *s, struct mpass *mp,
+/*
+ * Checks a pass's records; a damaged one's message goes to @err. Called by
+ * merge_ahead.c's loader too: it reads only what stays fixed while shards
+ * are merged (the header, its checker, cpu_sw_id, the options).
+ */
+int merger__check_pass(const struct merger *m, const struct mshard *s, struct mpass *mp,
 		       const unsigned char *buf, size_t len, uint64_t base, bool frame,
-		       bool *sorted);
+		       bool *sorted, bool *framed, char *err, size_t errlen);
 void pass_put(struct mpass *p);
 /* Makes a copy of @len bytes at @data (decompressed records) the pass's buffer. 0 / -ENOMEM. */
 int pass_own_copy(struct mpass *mp, const void *data, size_t len);
@@ -220,6 +233,16 @@ int merger__emit_until(struct merger *m, uint64_t limit);
 long pass_decompress(struct merger *m, struct mshard *s, const struct mpass *mp,
 			    bool *damaged);
 int pass_add_runs(struct merger *m, struct mshard *s, struct mpass *mp, bool *damaged);
+/*
+ * The checking half of pass_add_runs for a plain pass (the loader's too):
+ * its chunks, each checked, into @c up to a corrupt one (*@corrupt). 0, 1
+ * when a damaged record drops the pass (its message in @err), -errno.
+ */
+int pass_check_chunks(const struct merger *m, const struct mshard *s, struct mpass *mp,
+		      struct mchunks *c, bool *corrupt, char *err, size_t errlen);
+/* The other half: runs of the chunks pass_check_chunks returned @checked for. */
+int pass_add_checked(struct merger *m, struct mshard *s, struct mpass *mp,
+		     const struct mchunks *c, int checked, bool corrupt, bool *damaged);
 void merger__progress(struct merger *m, uint64_t done);
 void shard_done(struct merger *m);
 int merge_frames(struct merger *m);
@@ -229,6 +252,26 @@ int merger__copy_prologue(struct merger *m);
 int merger__copy_tail(struct merger *m, const struct shard_tail *t, const char *name);
 /* merge_pipe.c: the whole output in perf's pipe format (o->pipe). */
 int merge_pipe__write(struct merger *m);
+/*
+ * merge_ahead.c: a loader thread reads (and checks, when plain) the next
+ * passes of the shards the merge needs soonest while the main thread
+ * merges. Not for live merges, nor compressed frames. No thread: m->ahead
+ * stays NULL and passes are read in place. 0 / -ENOMEM.
+ */
+int merge_ahead__start(struct merger *m);
+/* Queues the next passes of the shards with the lowest watermarks, up to AHEAD_PASSES. */
+void merge_ahead__top_up(struct merger *m);
+/*
+ * Shard @s's pass read ahead, waiting for it (s->ahead set): 1 a pass in
+ * *@mp, checked (*@checked: pass_check_chunks's result, @c its chunks) or
+ * not (*@checked INT_MIN); 0 none left; -errno with m->err. Then done with
+ * through merge_ahead__done(s).
+ */
+int merge_ahead__take(struct merger *m, struct mshard *s, struct mpass **mp,
+		      const struct mchunks **c, int *checked, bool *corrupt);
+void merge_ahead__done(struct mshard *s);
+/* Stops the loader; passes read and not taken are freed. Accepts m->ahead NULL. */
+void merge_ahead__stop(struct merger *m);
 /*
  * merge_live.c (o->live): brings shard @s up to what its writer committed.
  * 1: a whole pass is unread; 0: all read and the writer ended; -EAGAIN:
@@ -240,6 +283,8 @@ int merge_live__poll(struct merger *m, struct mshard *s);
 void merge_live__loaded(struct merger *m, struct mshard *s);
 /* Reads @s's next pass into @mp, into a spare buffer when there is one: as shard_reader__next_pass. */
 int merger__read_pass(struct merger *m, struct mshard *s, struct mpass *mp);
+/* A spare pass buffer (its size in *@cap), or NULL (*@cap 0): the caller owns it. */
+void *merger__spare_take(struct merger *m, size_t *cap);
 void merger__spare_release(struct merger *m);
 /* Counts a loaded pass's buffer as held until its last reference goes (pass_put). */
 void merger__hold(struct merger *m, struct mpass *mp);

@@ -334,14 +334,12 @@ int shard_reader__next_pass_reuse(struct shard_reader *r, struct shard_pass *p, 
 	return 1;
 }
 
-int shard_pass__next_chunk(const struct shard_pass *p, size_t *pos, uint32_t *cpu,
-			   const unsigned char **data, size_t *len)
+/* The chunk at *@pos, not walked: 1, 0 at the end, -EBADMSG. Moves *@pos past it. */
+static int chunk_at(const struct shard_pass *p, size_t *pos, uint32_t *cpu,
+		    const unsigned char **data, size_t *len)
 {
 	struct shard_chunk_rec c;
 	size_t avail;
-	long whole;
-	bool cut;
-	int st;
 
 	if (*pos + sizeof(c) > p->len)
 		return 0; /* end, or a chunk header cut by truncation */
@@ -353,6 +351,28 @@ int shard_pass__next_chunk(const struct shard_pass *p, size_t *pos, uint32_t *cp
 		return -EBADMSG;
 	*data = p->buf + *pos + sizeof(c);
 	*len = c.len < avail ? c.len : avail;
+	*cpu = c.cpu;
+	*pos += sizeof(c) + *len;
+	return 1;
+}
+
+int shard_pass__next_chunk_unwalked(const struct shard_pass *p, size_t *pos, uint32_t *cpu,
+				    const unsigned char **data, size_t *len)
+{
+	return p->truncated ? shard_pass__next_chunk(p, pos, cpu, data, len)
+			    : chunk_at(p, pos, cpu, data, len);
+}
+
+int shard_pass__next_chunk(const struct shard_pass *p, size_t *pos, uint32_t *cpu,
+			   const unsigned char **data, size_t *len)
+{
+	size_t at = *pos;
+	long whole;
+	bool cut;
+	int st = chunk_at(p, &at, cpu, data, len);
+
+	if (st <= 0)
+		return st;
 	whole = pfile__walk_records(*data, *len, true, &st);
 	cut = st > 0;
 	if (st < 0)
@@ -360,7 +380,6 @@ int shard_pass__next_chunk(const struct shard_pass *p, size_t *pos, uint32_t *cp
 	if (whole < 0 || (cut && !p->truncated))
 		return -EBADMSG;
 	*len = whole;
-	*cpu = c.cpu;
-	*pos += sizeof(c) + (c.len < avail ? c.len : avail);
+	*pos = at;
 	return 1;
 }

@@ -221,5 +221,14 @@ void shard_pass__release(struct shard_pass *p);
  */
 int shard_pass__next_chunk(const struct shard_pass *p, size_t *pos, uint32_t *cpu,
 			   const unsigned char **data, size_t *len);
+/*
+ * As shard_pass__next_chunk, but an untruncated pass's chunk is returned
+ * whole without walking its records: the caller checks that they tile it
+ * (sizes of 8 and up, 8-aligned lengths, none past the end) as it reads
+ * them, and pfile__walk_records decides on a malformed one. Saves a walk
+ * over every record where the caller reads them all anyway (the merge).
+ */
+int shard_pass__next_chunk_unwalked(const struct shard_pass *p, size_t *pos, uint32_t *cpu,
+				    const unsigned char **data, size_t *len);
 
 #endif

@@ -895,6 +895,160 @@ static void test_truncated_shard(void **state)
 	merge_stats__release(&st);
 }
 
+/* File offset in shard @s of the records of chunk @c of pass @k. */
+static uint64_t chunk_off(struct scen *sc, int s, int k, int c)
+{
+	struct shard_reader r;
+	struct shard_pass p;
+	const unsigned char *data;
+	size_t pos = 0, len;
+	uint32_t cpu;
+	char name[32], err[128];
+	uint64_t off;
+
+	snprintf(name, sizeof(name), "shard.%d", s);
+	assert_int_equal(shard_reader__open(&r, sc->dirfd, name, err, sizeof(err)), 0);
+	for (int i = 0; i <= k; i++) {
+		if (i)
+			shard_pass__release(&p);
+		assert_int_equal(shard_reader__next_pass(&r, &p, err, sizeof(err)), 1);
+	}
+	for (int i = 0; i <= c; i++)
+		assert_int_equal(shard_pass__next_chunk(&p, &pos, &cpu, &data, &len), 1);
+	off = p.file_off + sizeof(struct shard_pass_rec) + (data - p.buf);
+	shard_pass__release(&p);
+	shard_reader__close(&r);
+	return off;
+}
+
+/* Overwrites @len bytes at @off of shard @s. */
+static void poke(struct scen *sc, int s, uint64_t off, const void *v, size_t len)
+{
+	char path[160];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/shard.%d", sc->dir, s);
+	fd = open(path, O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, v, len, off), (ssize_t)len);
+	close(fd);
+}
+
+/* Marks the samples of shard @s, pass @k (ring @cpu; -1 all) as dropped, and uncounts them. */
+static void drop_samples(struct scen *sc, int s, int k, int cpu)
+{
+	for (size_t i = 0; i < sc->nr; i++) {
+		struct trec *t = &sc->r[i];
+		uint64_t id;
+
+		if (t->shard != s || t->pass != k || (cpu >= 0 && t->cpu != cpu) || t->drop)
+			continue;
+		memcpy(&id, t->b + 8, 8);
+		t->drop = true;
+		sc->samples--;
+		sc->per_event[id / 100 - 1]--;
+	}
+}
+
+/*
+ * Damage in a chunk of shard.1's pass 1 (ring 1; 4 records of 48 bytes).
+ * Malformed framing (a record length no walk can follow) makes a corrupt
+ * chunk: the records before it are kept and the shard ends there. Only a
+ * damaged record (unknown type, framing sound) drops its pass alone. The
+ * framing's verdict wins when a chunk has both, whichever comes first: the
+ * merge's one walk (check and framing together) must decide as the two
+ * walks did. So does a pair of COMPRESSED records of 44 and 52 bytes in
+ * place of the first two: the checker takes COMPRESSED sizes unaligned,
+ * the walk does not.
+ */
+enum damage { BAD_FRAME, BAD_TYPE, TYPE_THEN_FRAME, FRAME_THEN_TYPE, ODD_COMPRESSED };
+
+static void corrupt_chunk_case(struct scen *sc, enum damage d)
+{
+	struct merge_stats st;
+	char err[256];
+	uint64_t off;
+	uint16_t size = 44; /* not 8-aligned */
+	uint32_t type = 100;
+	bool bad_frame = d != BAD_TYPE;
+
+	gen(sc, 3, 3, 4);
+	write_dir(sc);
+	off = chunk_off(sc, 1, 1, 1);
+	if (d == BAD_TYPE || d == TYPE_THEN_FRAME || d == FRAME_THEN_TYPE)
+		poke(sc, 1, off + (d == TYPE_THEN_FRAME ? 0 : 2 * 48), &type, sizeof(type));
+	if (d == BAD_FRAME || d == TYPE_THEN_FRAME || d == FRAME_THEN_TYPE)
+		poke(sc, 1, off + (d == TYPE_THEN_FRAME ? 2 * 48 : 0) + 6, &size, sizeof(size));
+	if (d == ODD_COMPRESSED) {
+		struct perf_event_header h[2] = {{PFILE_REC_COMPRESSED, 0, 44},
+						 {PFILE_REC_COMPRESSED, 0, 52}};
+
+		poke(sc, 1, off, &h[0], sizeof(h[0]));
+		poke(sc, 1, off + 44, &h[1], sizeof(h[1]));
+	}
+	assert_int_equal(run_merge(sc, false, false, 1000, &st, err, sizeof(err)), -EBADMSG);
+	if (!strstr(err, "shard.1") ||
+	    !strstr(err, bad_frame ? "corrupt chunk in pass" : "damaged record at offset"))
+		fail_msg("merge of damage %d: \"%s\"", d, err);
+	merge_stats__release(&st);
+	if (bad_frame) {
+		drop_samples(sc, 1, 1, 1);
+		drop_samples(sc, 1, 2, -1);
+	} else {
+		drop_samples(sc, 1, 1, -1);
+	}
+	if (run_merge(sc, true, false, 1000, &st, err, sizeof(err)))
+		fail_msg("merge --recover: %s", err);
+	assert_int_equal(st.damaged_shards, 1);
+	assert_int_equal(st.dropped_passes, bad_frame ? 0 : 1);
+	check_output(sc, NULL);
+	check_stats(sc, &st);
+	merge_stats__release(&st);
+}
+
+static void test_corrupt_chunk(void **state)
+{
+	corrupt_chunk_case(*state, BAD_FRAME);
+}
+
+static void test_damaged_record(void **state)
+{
+	corrupt_chunk_case(*state, BAD_TYPE);
+}
+
+static void test_corrupt_chunk_after_damage(void **state)
+{
+	corrupt_chunk_case(*state, TYPE_THEN_FRAME);
+}
+
+static void test_damage_after_corrupt_frame(void **state)
+{
+	corrupt_chunk_case(*state, FRAME_THEN_TYPE);
+}
+
+static void test_odd_compressed_in_chunk(void **state)
+{
+	corrupt_chunk_case(*state, ODD_COMPRESSED);
+}
+
+/* More shards than passes read ahead (AHEAD_PASSES): the loader picks by watermark. */
+static void test_many_shards(void **state)
+{
+	struct scen *sc = *state;
+	struct merge_stats st;
+	char err[256];
+
+	gen(sc, MAX_SHARDS, 4, 5);
+	write_dir(sc);
+	if (run_merge(sc, false, true, 1000, &st, err, sizeof(err)))
+		fail_msg("merge: %s", err);
+	check_output(sc, NULL);
+	check_stats(sc, &st);
+	assert_int_equal(st.bytes_in, shard_payload(sc));
+	merge_stats__release(&st);
+	perf_oracle(sc);
+}
+
 /*
  * Records whose id matches no attr make perf 6.1 abort ("Can't parse
  * sample"): samples and, with sample_id_all, every other kernel record.
@@ -1446,6 +1600,12 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_no_shards, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_truncated_shard, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_unknown_id, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_corrupt_chunk, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_damaged_record, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_corrupt_chunk_after_damage, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_damage_after_corrupt_frame, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_odd_compressed_in_chunk, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_many_shards, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_publish_error, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_late_record, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_long_runs, setup, teardown),
