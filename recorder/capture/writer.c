@@ -154,20 +154,33 @@ static void writer__free_local(struct writer *w)
 }
 
 /*
- * A ring's AUX area, if any: its AUXTRACE record (header, trace, padding)
- * follows the ring's records in the ring's chunk, as perf writes each AUX
- * read right after its ring's. Returns the record's bytes, 0, or -errno.
+ * A ring's AUX area, if any: the bytes of its AUXTRACE record (header,
+ * trace, padding) this pass, or 0, or -errno. Read before the ring's head:
+ * the kernel writes the PERF_RECORD_AUX announcing trace bytes into the
+ * ring before it publishes aux_head (perf_aux_output_end), so every byte
+ * taken here has its AUX record in the span read next, and an AUXTRACE
+ * always follows a record of its ring, whose time places it in the merge.
+ * perf reads the ring first, so its files can hold trace whose AUX record
+ * comes a pass later; a lone AUXTRACE has no time of its own, and the merge
+ * once put one after its ring's next trace. (The kernel has no barrier
+ * between those two stores: on weakly ordered CPUs it stays possible.)
  */
-static long writer__aux_take(struct ring *r, struct iovec *iov, int *nr_iov)
+static long writer__aux_init(struct ring *r)
 {
 	struct aux_ring *a = r->ext;
-	long len = a ? aux_ring__read_init(a) : 0;
+
+	return a ? aux_ring__read_init(a) : 0;
+}
+
+/* The AUXTRACE record's iovecs, after the ring's in its chunk, as perf writes an AUX read. */
+static void writer__aux_iov(const struct ring *r, long len, struct iovec *iov, int *nr_iov)
+{
+	const struct aux_ring *a = r->ext;
 
 	if (len > 0) {
 		memcpy(iov, a->iov, a->nr_iov * sizeof(*iov));
 		*nr_iov += a->nr_iov;
 	}
-	return len;
 }
 
 static uint64_t writer__aux_done(struct ring *r)
@@ -236,18 +249,18 @@ static int writer__pass(struct writer *w, struct ring_span *spans, uint64_t wtim
 
 	for (size_t i = 0; i < w->p.nr_rings; i++) {
 		struct ring_span *s = &spans[i];
-		long len = writer__ring_span(w, i, s);
+		long alen = writer__aux_init(&w->p.rings[i]), len;
 		int hdr = nr_iov++;
-		long alen;
 
+		if (alen < 0)
+			return alen;
+		len = writer__ring_span(w, i, s);
 		if (len < 0)
 			return len;
 		ring__note_fill(&w->p.rings[i], len, wtime);
 		for (int k = 0; k < s->nr_iov; k++)
 			w->iov[nr_iov++] = s->iov[k];
-		alen = writer__aux_take(&w->p.rings[i], &w->iov[nr_iov], &nr_iov);
-		if (alen < 0)
-			return alen;
+		writer__aux_iov(&w->p.rings[i], alen, &w->iov[nr_iov], &nr_iov);
 		if (!len && !alen) {
 			nr_iov = hdr;
 			continue;
@@ -288,17 +301,17 @@ static int writer__pass_z(struct writer *w, struct ring_span *spans, uint64_t wt
 	int nr_iov = 0, err;
 
 	for (size_t i = 0; i < w->p.nr_rings; i++) {
-		long len = writer__ring_span(w, i, &spans[i]);
-		long alen;
+		long alen = writer__aux_init(&w->p.rings[i]), len;
 
+		if (alen < 0)
+			return alen;
+		len = writer__ring_span(w, i, &spans[i]);
 		if (len < 0)
 			return len;
 		ring__note_fill(&w->p.rings[i], len, wtime);
 		for (int k = 0; k < spans[i].nr_iov; k++)
 			w->iov[nr_iov++] = spans[i].iov[k];
-		alen = writer__aux_take(&w->p.rings[i], &w->iov[nr_iov], &nr_iov);
-		if (alen < 0)
-			return alen;
+		writer__aux_iov(&w->p.rings[i], alen, &w->iov[nr_iov], &nr_iov);
 		raw += len + alen;
 	}
 	err = zpass__compress(&w->z, w->iov, nr_iov, raw);

@@ -237,8 +237,8 @@ static inline void aux_sim_put_sample(struct aux_sim *sim, int c, uint64_t ip)
 /*
  * @len trace bytes at CPU @c's aux_head, as the kernel writes them: the
  * pattern over whatever the area held (room, if wanted, is the caller's
- * business), aux_head published, then a PERF_RECORD_AUX with @flags
- * saying where they are.
+ * business), then a PERF_RECORD_AUX with @flags saying where they are,
+ * then aux_head published (perf_aux_output_end's order).
  */
 static inline void aux_sim_put_aux(struct aux_sim *sim, int c, uint64_t len, uint64_t flags)
 {
@@ -252,12 +252,12 @@ static inline void aux_sim_put_aux(struct aux_sim *sim, int c, uint64_t len, uin
 	f[0] = s->aux_head;
 	f[1] = len;
 	f[2] = flags;
-	s->aux_head += len;
-	ring_order__store_head(&s->pc->aux_head, s->aux_head);
 	memcpy(rec, &h, 8);
 	memcpy(rec + 8, f, 24);
 	aux_sim_put_trailer(sim, rec + 32, c, unit_now_ns());
 	aux_sim_ring_put(s, rec, h.size);
+	s->aux_head += len;
+	ring_order__store_head(&s->pc->aux_head, s->aux_head);
 }
 
 /* An AUXTRACE record read back: where it is in the file, its size and offset. */
