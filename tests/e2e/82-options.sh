@@ -324,7 +324,7 @@ set +e
 rc=$?
 set -e
 [ "$rc" = 3 ] || { cat pexit.err; fail "-p -- cmd: the command's exit 3 became $rc"; }
-check_perf_file pexit.data 2>/dev/null || true
+check_perf_readers pexit.data
 
 # -t TID -- cmd: one worker thread of the target only.
 tid=$(ls "/proc/$tgt/task" | grep -vx "$tgt" | head -n 1)
