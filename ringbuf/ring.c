@@ -109,6 +109,17 @@ long ring__read_init(struct ring *r, struct ring_span *s)
 	return r->backward ? ring__read_init_backward(r, s) : ring__read_init_forward(r, s);
 }
 
+void ring__note_pending(struct ring *r, uint64_t now)
+{
+	uint64_t fill;
+
+	if (r->backward)
+		return;
+	fill = ring_order__load_head(&r->pc->data_head) - r->pc->data_tail;
+	if (fill <= r->size)
+		ring__note_fill(r, fill, now);
+}
+
 void ring__read_done(struct ring *r, const struct ring_span *s)
 {
 	if (r->backward) {

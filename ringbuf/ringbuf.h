@@ -35,9 +35,10 @@ struct ring {
 	int cpu;
 	uint64_t bytes_read; /* total bytes released */
 	/*
-	 * Ring pressure (forward rings): the most bytes a read found between
-	 * data_tail and data_head, and the caller's clock at that read. Written
-	 * by the reader thread only; others look after it has finished.
+	 * Ring pressure (forward rings): the most bytes the reader found between
+	 * data_tail and data_head, at a read or just before a release
+	 * (ring__note_pending), and the caller's clock then. Written by the
+	 * reader thread only; others look after it has finished.
 	 */
 	uint64_t fill_max;
 	uint64_t fill_max_time;
@@ -109,6 +110,15 @@ static inline void ring__note_fill(struct ring *r, uint64_t fill, uint64_t now)
 		r->fill_max = fill;
 	}
 }
+/*
+ * Notes as a fill what the kernel sees now: data_head against the tail not
+ * yet released. A ring fills while its reader writes a span out, and the
+ * next read sees that fill less the span it releases: a reader that notes
+ * only at reads misses a ring that filled during its own write. Call it
+ * after the write, before ring__read_done. A head more than a ring ahead
+ * (a corrupt control page, which ring__read_init reports) is not noted.
+ */
+void ring__note_pending(struct ring *r, uint64_t now);
 /* Releases everything in @s back to the kernel (release store of tail). */
 void ring__read_done(struct ring *r, const struct ring_span *s);
 /* Bytes currently readable, without taking a span. */

@@ -236,6 +236,24 @@ static long writer__ring_span(struct writer *w, size_t i, struct ring_span *s)
 }
 
 /*
+ * The rings' fill just before their tails move: the kernel fills a ring
+ * while its writer compresses and writes, against the old tail. Noted at
+ * reads only, the mark missed that: a writer stopped mid-pass in a storm
+ * found its ring 90% full at the next read, where the kernel had found it
+ * full (71-pressure -z, CI of 0c79633). Backward rings note nothing.
+ */
+static void writer__note_pending(struct writer *w)
+{
+	uint64_t now;
+
+	if (w->p.overwrite)
+		return;
+	now = clock__ns(w->p.clockid);
+	for (size_t i = 0; i < w->p.nr_rings; i++)
+		ring__note_pending(&w->p.rings[i], now);
+}
+
+/*
  * One pass: take a span of every ring, write them all as one pass with one
  * pwritev, then hand the space back. Tails move only after the data is in
  * the page cache, so a failed write loses nothing the kernel still holds.
@@ -278,6 +296,7 @@ static int writer__pass(struct writer *w, struct ring_span *spans, uint64_t wtim
 		err = shard__write_pass(&w->shard, wtime, w->iov, nr_iov, payload);
 	if (err)
 		return err;
+	writer__note_pending(w);
 	for (size_t i = 0; i < w->p.nr_rings; i++) {
 		if (spans[i].len) {
 			ring__read_done(&w->p.rings[i], &spans[i]);
@@ -317,6 +336,7 @@ static int writer__pass_z(struct writer *w, struct ring_span *spans, uint64_t wt
 	err = zpass__compress(&w->z, w->iov, nr_iov, raw);
 	if (err)
 		return err;
+	writer__note_pending(w);
 	for (size_t i = 0; i < w->p.nr_rings; i++) {
 		if (spans[i].len)
 			ring__read_done(&w->p.rings[i], &spans[i]);

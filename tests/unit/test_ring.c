@@ -151,6 +151,40 @@ static void test_fill_max(void **state)
 	sim_release(&s);
 }
 
+/*
+ * A ring that fills while its reader writes a span out: the read found 64
+ * bytes, the kernel then filled the ring against the old tail. Noted before
+ * the release, the mark is full; a read after it would find 192.
+ */
+static void test_fill_pending(void **state)
+{
+	struct ring_span sp;
+	struct sim s;
+
+	(void)state;
+	sim_init(&s, 256);
+	sim_set(&s, 1000, 1064);
+	ring__note_fill(&s.r, ring__read_init(&s.r, &sp), 10);
+	assert_int_equal(s.r.fill_max, 64);
+	s.pc->data_head = 1000 + 256;
+	ring__note_pending(&s.r, 20);
+	ring__read_done(&s.r, &sp);
+	assert_int_equal(s.r.fill_max, 256);
+	assert_int_equal(s.r.fill_max_time, 20);
+	assert_int_equal(ring__read_init(&s.r, &sp), 192);
+	/* A head more than a ring ahead is the corrupt page read_init reports, not a fill. */
+	s.pc->data_head = 1064 + 257;
+	s.r.fill_max = 0;
+	ring__note_pending(&s.r, 30);
+	assert_int_equal(s.r.fill_max, 0);
+	/* Backward rings note nothing. */
+	s.pc->data_head = 1064 + 100;
+	s.r.backward = true;
+	ring__note_pending(&s.r, 40);
+	assert_int_equal(s.r.fill_max, 0);
+	sim_release(&s);
+}
+
 static void test_span_no_wrap(void **state)
 {
 	struct ring_span sp;
@@ -538,6 +572,7 @@ int main(void)
 	    cmocka_unit_test(test_span_no_wrap),      cmocka_unit_test(test_span_wrap),
 	    cmocka_unit_test(test_read_done),	      cmocka_unit_test(test_overrun),
 	    cmocka_unit_test(test_producer_consumer), cmocka_unit_test(test_fill_max),
+	    cmocka_unit_test(test_fill_pending),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
