@@ -488,8 +488,8 @@ void merger__hold(struct merger *m, struct mpass *mp)
 	mp->owner = m;
 	mp->charged = mp->p.len;
 	m->held += mp->charged;
-	if (m->held > m->st->peak_held)
-		m->st->peak_held = m->held;
+	if (m->held + m->held_ahead > m->st->peak_held)
+		m->st->peak_held = m->held + m->held_ahead;
 }
 
 void run_free(struct mrun *r)

@@ -40,6 +40,7 @@ struct merge_ahead {
 	struct mshard *q[AHEAD_PASSES]; /* queued, not started: q[head], then on */
 	unsigned head, nr_queued;
 	unsigned nr_out; /* queued, being read or read, not yet taken */
+	uint64_t ready_bytes; /* of the passes read and not yet taken */
 	bool stop;
 };
 
@@ -76,6 +77,7 @@ static void *ahead_thread(void *arg)
 		ahead_load(a->m, s);
 		pthread_mutex_lock(&a->lock);
 		s->ahead->done = true;
+		a->ready_bytes += s->ahead->mp->p.len;
 		pthread_cond_broadcast(&a->cond);
 	}
 	pthread_mutex_unlock(&a->lock);
@@ -168,6 +170,8 @@ int merge_ahead__take(struct merger *m, struct mshard *s, struct mpass **mp,
 	while (!h->done)
 		pthread_cond_wait(&a->cond, &a->lock);
 	a->nr_out--;
+	a->ready_bytes -= h->mp->p.len;
+	m->held_ahead = a->ready_bytes;
 	pthread_mutex_unlock(&a->lock);
 	*mp = h->mp;
 	h->mp = NULL;

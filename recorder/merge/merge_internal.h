@@ -147,6 +147,8 @@ struct merger {
 	void *hits; /* o->hits's tracker, NULL without build ids */
 	uint64_t in_total, next_progress;
 	uint64_t held; /* bytes of loaded passes not yet written out */
+	/* Bytes of passes the loader had read and not handed over, at the last take. */
+	uint64_t held_ahead;
 	/* Buffers of passes done with, the last one freed on top: the next passes are read into them. */
 	struct {
 		void *buf;
@@ -265,7 +267,8 @@ void merge_ahead__top_up(struct merger *m);
  * Shard @s's pass read ahead, waiting for it (s->ahead set): 1 a pass in
  * *@mp, checked (*@checked: pass_check_chunks's result, @c its chunks) or
  * not (*@checked INT_MIN); 0 none left; -errno with m->err. Then done with
- * through merge_ahead__done(s).
+ * through merge_ahead__done(s). Sets m->held_ahead: the passes read
+ * ahead still waiting, which merger__hold counts as held too.
  */
 int merge_ahead__take(struct merger *m, struct mshard *s, struct mpass **mp,
 		      const struct mchunks **c, int *checked, bool *corrupt);
