@@ -115,7 +115,7 @@ void ring__note_pending(struct ring *r, uint64_t now)
 
 	if (r->backward)
 		return;
-	fill = ring_order__load_head(&r->pc->data_head) - r->pc->data_tail;
+	fill = ring__pending(r);
 	if (fill <= r->size)
 		ring__note_fill(r, fill, now);
 }
