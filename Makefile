@@ -12,7 +12,7 @@ STRIP   ?= strip
 SCDOC   ?= scdoc
 BUILD   ?= build
 CC      ?= cc
-PKGS    := numa hwloc libzstd libcap
+PKGS    := numa hwloc libzstd libcap json-c
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS))
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
@@ -29,7 +29,7 @@ endif
 
 # Layers, highest first (the link order). Folder of a layer: recorder/NAME,
 # except the top-level numa/ (archive libtopology.a), ringbuf/ and aux/.
-LAYERS    := job cli capture events header codec merge aux ringbuf topology util perfdata
+LAYERS    := job jobview cli capture events header codec merge aux ringbuf topology util perfdata
 layer_dir  = $(if $(filter topology,$1),numa,$(if $(filter ringbuf aux,$1),$1,recorder/$1))
 LAYER_LIBS := $(LAYERS:%=$(BUILD)/lib%.a)
 LIB_SRCS  := $(sort $(foreach l,$(LAYERS),$(wildcard $(call layer_dir,$l)/*.c)))

@@ -26,7 +26,7 @@ _shardrec_events()
 _shardrec()
 {
 	local bin=${COMP_WORDS[0]} line cur prev cmd="" i dashdash=0
-	local cmds="record job merge topology loss list help version"
+	local cmds="record job jobview merge topology loss list help version"
 	local threads="auto numa package l3 cache core cpu"
 	local clocks="monotonic monotonic_raw boottime realtime tai mono raw boot real"
 
@@ -61,6 +61,10 @@ _shardrec()
 		COMPREPLY=($(compgen -P --switch-output= -W "signal 100M 30s 10m" -- "${cur#--switch-output=}"))
 	elif [[ $cur == --clockid=* ]]; then
 		COMPREPLY=($(compgen -P --clockid= -W "$clocks" -- "${cur#--clockid=}"))
+	elif [[ $cmd == jobview && ($prev == --top || $prev == -j || $prev == --jobs) ]]; then
+		: # a number (loss's -j is --json, without one)
+	elif [[ $cmd == jobview && $prev == --perf ]]; then
+		COMPREPLY=($(compgen -c -f -- "$cur"))
 	else
 		case $prev in
 		-e | --event | --switch-output-event) _shardrec_events "$bin" "$cur" ;;
@@ -86,6 +90,12 @@ _shardrec()
 				list) COMPREPLY=($(compgen -W "hw sw cache tracepoint pmu" -- "$cur")) ;;
 				merge) COMPREPLY=($(compgen -d -- "$cur")) ;;
 				loss) COMPREPLY=($(compgen -f -- "$cur")) ;;
+				# a node's perf.data or FILE.json, or a directory of them
+				jobview)
+					COMPREPLY=($(compgen -d -- "$cur") $(compgen -f -X '!*.data' -- "$cur")
+						$(compgen -f -X '!*.json' -- "$cur"))
+					compopt -o filenames 2>/dev/null
+					;;
 				record | job) COMPREPLY=($(compgen -c -- "$cur")) ;;
 				esac
 			fi

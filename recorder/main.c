@@ -4,6 +4,7 @@
 #include "recorder/codec/zunpass.h"
 #include "recorder/header/dso_hits.h"
 #include "recorder/job/job.h"
+#include "recorder/jobview/jobview.h"
 #include "recorder/util/log.h"
 #include "recorder/util/progress.h"
 #include "recorder/cli/loss_print.h"
@@ -33,6 +34,8 @@ static const char main_usage[] =
 	"  merge DIR [-o FILE]             merge a kept or killed run's shard directory\n"
 	"  topology [options]              print the writer placement plan\n"
 	"  loss [options] FILE...          data loss of perf.data files (any recorder), --plot PNG\n"
+	"  jobview [options] PATH...       one view of a job's per-node outputs: nodes, hot\n"
+	"                                  symbols and their imbalance, ranks\n"
 	"  list [hw|sw|cache|tracepoint|pmu|GLOB]\n"
 	"                                  the events this machine offers, as perf list\n"
 	"  help [COMMAND]                  this text, or COMMAND's options\n"
@@ -78,6 +81,17 @@ static int cmd_job(int argc, char **argv, int full_argc, char **full_argv)
 		return 0;
 	}
 	return job__main(argc, argv, full_argc, full_argv);
+}
+
+/* The usage is printed here, for -h or --help anywhere: jobview takes no free-form argument. */
+static int cmd_jobview(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(jobview__usage(), stdout);
+			return 0;
+		}
+	return jobview__main(argc, argv);
 }
 
 static const char merge_usage[] =
@@ -352,6 +366,8 @@ static const char *command_usage(const char *cmd)
 		return merge_usage;
 	if (!strcmp(cmd, "loss"))
 		return loss_usage;
+	if (!strcmp(cmd, "jobview"))
+		return jobview__usage();
 	if (!strcmp(cmd, "topology"))
 		return topology_usage;
 	if (!strcmp(cmd, "list"))
@@ -404,6 +420,8 @@ int main(int argc, char **argv)
 		return cmd_merge(argc - 1, argv + 1);
 	if (!strcmp(cmd, "loss"))
 		return cmd_loss(argc - 1, argv + 1);
+	if (!strcmp(cmd, "jobview"))
+		return cmd_jobview(argc - 1, argv + 1);
 	if (!strcmp(cmd, "topology"))
 		return cmd_topology(argc - 1, argv + 1);
 	if (!strcmp(cmd, "list"))

@@ -97,6 +97,16 @@ expect_completion "shardrec record -k mono" monotonic_raw
 expect_completion "shardrec record --switch-output=sig" signal
 expect_completion "shardrec record --switch-output-event cpu-cl" cpu-clock
 expect_completion "shardrec list " tracepoint
+expect_completion "shardrec jobv" jobview
+expect_completion "shardrec jobview --to" "--top"
+expect_completion "shardrec jobview --jo" "--jobs"
+# jobview's paths: perf.data files, their .json, directories; nothing else.
+mkdir -p jv.dir && touch jv.1.data jv.1.data.json jv.txt
+expect_completion "shardrec jobview jv" jv.1.data
+expect_completion "shardrec jobview jv" jv.1.data.json
+expect_completion "shardrec jobview jv" jv.dir
+complete_line "shardrec jobview jv" | grep -qx jv.txt && fail "completion of jobview offers jv.txt"
+complete_line "shardrec jobview --top " | grep -q . && fail "completion of jobview --top offers a file"
 if grep -qx sched:sched_switch tp.ours 2>/dev/null; then
 	expect_completion "shardrec record -e sched:sched_sw" sched_switch
 fi
