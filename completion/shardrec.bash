@@ -73,6 +73,7 @@ _shardrec()
 		# -o -: perf's pipe format on stdout
 		-o | --output) COMPREPLY=($(compgen -f -- "$cur") $(compgen -W - -- "$cur")) ;;
 		--topology-xml | --plot) COMPREPLY=($(compgen -f -- "$cur")) ;;
+		--shard-dir) COMPREPLY=($(compgen -d -- "$cur")) ;;
 		-C | --cpu | -p | --pid | -t | --tid | -u | --uid | -G | --cgroup | -F | --freq | \
 			-c | --count | -m | --mmap-pages | -D | --delay | -r | --realtime | \
 			--max-size | --filter | --control | --synthetic | --ready-timeout | \

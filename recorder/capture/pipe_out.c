@@ -34,10 +34,10 @@ int pipe_out__open(struct pipe_out *p)
 	return 0;
 }
 
-int pipe_out__mkdtemp(char *dir, size_t len)
+int pipe_out__mkdtemp(char *dir, size_t len, const char *parent)
 {
 	/* secure_getenv: a shardrec installed with capabilities ignores the caller's TMPDIR. */
-	const char *tmp = secure_getenv("TMPDIR");
+	const char *tmp = parent ? parent : secure_getenv("TMPDIR");
 
 	if (snprintf(dir, len, "%s/shardrec-pipe.XXXXXX", tmp && *tmp ? tmp : "/tmp") >= (int)len)
 		return -ENAMETOOLONG;

@@ -58,8 +58,11 @@ struct pipe_out {
  * 0 / -errno.
  */
 int pipe_out__open(struct pipe_out *p);
-/* A new private shard directory, $TMPDIR/shardrec-pipe.XXXXXX, named in @dir. 0 / -errno. */
-int pipe_out__mkdtemp(char *dir, size_t len);
+/*
+ * A new private shard directory, @parent/shardrec-pipe.XXXXXX (@parent
+ * NULL: $TMPDIR, else /tmp), named in @dir. 0 / -errno.
+ */
+int pipe_out__mkdtemp(char *dir, size_t len, const char *parent);
 /* Streams from now on (a thread) when @pp->live, else at pipe_out__finish. 0 / -errno. */
 int pipe_out__start(struct pipe_out *p, const struct pipe_out_params *pp);
 /* True once the stream failed (the reader closed the pipe): the recording should stop. */

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "recorder/capture/session_internal.h"
 
+#include <sys/statvfs.h>
+
 #define WRITER_IDLE_MS 100
 /*
  * Writers' SCHED_FIFO priority when -r is not given and the system allows
@@ -10,6 +12,22 @@
 #define WRITER_DEFAULT_RT_PRIO 1
 
 /* ---- target ---- */
+
+/* record_opts.workload_too: the held command's task joins the -p tasks. 0 / -errno. */
+static int session__target_workload(struct session *s, pid_t **threads, int *nr)
+{
+	size_t n = *nr;
+	int ret;
+
+	if (!s->o->workload_too || !s->have_workload)
+		return 0;
+	ret = target__add_tasks(s->wl.pid, threads, &n);
+	if (ret)
+		snprintf(s->err, sizeof(s->err), "cannot add the command's task %d: %s",
+			 (int)s->wl.pid, strerror(-ret));
+	*nr = n;
+	return ret;
+}
 
 static int session__target(struct session *s)
 {
@@ -34,6 +52,12 @@ static int session__target(struct session *s)
 		if (nr_threads < 0) {
 			free(cpus);
 			return nr_threads;
+		}
+		ret = session__target_workload(s, &threads, &nr_threads);
+		if (ret) {
+			free(cpus);
+			free(threads);
+			return ret;
 		}
 	} else if (o->uid) {
 		nr_threads = record_ctl__uid_threads(o->uid, &threads, s->err, sizeof(s->err));
@@ -389,6 +413,30 @@ static bool session__may_merge(struct session *s)
 	return h->may_merge(h->arg, &p);
 }
 
+/*
+ * A merge writes about what the shards hold beside them (in -o's file
+ * system, which with --shard-dir is another one): when that space is not
+ * there, a merge bound to fail is not started and the shards stay whole.
+ * Passes' framing and header.data roughly cancel out; 1/16 is left for
+ * what the estimate misses. 0 / -ENOSPC with one line in @err.
+ */
+static int session__check_space(struct session *s, char *err, size_t len)
+{
+	uint64_t need = session__shard_bytes(s) / 16 * 15, avail;
+	char dir[PATH_MAX];
+	struct statvfs vfs;
+
+	session__output_dir(s, dir, sizeof(dir));
+	if (statvfs(dir, &vfs))
+		return 0; /* the merge's own error says more */
+	avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+	if (avail >= need)
+		return 0;
+	snprintf(err, len, "the output needs about %.1f MB in %s, which has %.1f MB free",
+		 need / 1e6, dir, avail / 1e6);
+	return -ENOSPC;
+}
+
 /* The file output: merge__run with a progress bar. */
 static int session__merge_file(struct session *s, struct merge_stats *ms, char *err, size_t len)
 {
@@ -399,8 +447,12 @@ static int session__merge_file(struct session *s, struct merge_stats *ms, char *
 		.hits = s->o->buildid_all ? &dso_hits__all_ops : &dso_hits__ops,
 	};
 	struct progress prog;
-	int ret;
+	int ret = session__check_space(s, err, len);
 
+	if (ret) {
+		memset(ms, 0, sizeof(*ms));
+		return ret;
+	}
 	if (!s->o->quiet) {
 		progress__init(&prog, "merging", stderr);
 		mo.progress = progress__cb;
@@ -553,7 +605,7 @@ static int session__workload(struct session *s)
 static int session__tasks(struct session *s)
 {
 	bool command = s->o->argc && !s->o->dry_run;
-	bool first = command && record_opts__command_is_target(s->o);
+	bool first = command && (record_opts__command_is_target(s->o) || s->o->workload_too);
 	int ret = first ? session__workload(s) : 0;
 
 	if (!ret && !s->o->topology_xml && !s->o->synthetic)
@@ -704,7 +756,7 @@ int session__record(struct record_opts *o)
 		goto out;
 	}
 	if (o->hooks && o->hooks->ready)
-		o->hooks->ready(o->hooks->arg);
+		o->hooks->ready(o->hooks->arg, s.dir, s.have_workload ? s.wl.pid : 0);
 	session__wait(&s);
 	code = session__finish(&s);
 out:

@@ -4,26 +4,85 @@
 
 /* ---- shard directory and header.data ---- */
 
+/*
+ * FILE.shards, beside FILE or in --shard-dir DIR as DIR/<FILE's base
+ * name>.shards: named after the output, so a later run with the same -o
+ * finds a killed run's shards. 0 / -ENAMETOOLONG.
+ */
+static int session__shard_path(struct session *s)
+{
+	const char *base = strrchr(s->o->output, '/');
+	int n;
+
+	if (s->o->shard_dir)
+		n = snprintf(s->dir, sizeof(s->dir), "%s/%s.shards", s->o->shard_dir,
+			     base ? base + 1 : s->o->output);
+	else
+		n = snprintf(s->dir, sizeof(s->dir), "%s.shards", s->o->output);
+	if (n < 0 || (size_t)n >= sizeof(s->dir)) {
+		snprintf(s->err, sizeof(s->err), "the shard directory's name is too long");
+		return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
+void session__output_dir(const struct session *s, char *dir, size_t len)
+{
+	const char *slash = strrchr(s->o->output, '/');
+
+	snprintf(dir, len, "%.*s", slash ? (int)(slash - s->o->output) + 1 : 1,
+		 slash ? s->o->output : ".");
+}
+
+/*
+ * With the shards elsewhere nothing is created beside -o until the merge:
+ * a directory the user cannot write must fail now, not after the run.
+ */
+static int session__check_output_dir(struct session *s)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+	int err = 0;
+
+	if (!s->o->shard_dir)
+		return 0;
+	session__output_dir(s, dir, sizeof(dir));
+	if (stat(dir, &st))
+		err = -errno;
+	else if (!S_ISDIR(st.st_mode))
+		err = -ENOTDIR;
+	else if (access(dir, W_OK | X_OK))
+		err = -errno;
+	if (err)
+		snprintf(s->err, sizeof(s->err), "cannot write %s: %s", s->o->output,
+			 strerror(-err));
+	return err;
+}
+
 int session__mkdir(struct session *s)
 {
 	int ret;
 
 	/* -o -: no output file to name the shards after; a private directory. */
-	if (s->pipe.fd >= 0 && (ret = pipe_out__mkdtemp(s->dir, sizeof(s->dir)))) {
+	if (s->pipe.fd >= 0 &&
+	    (ret = pipe_out__mkdtemp(s->dir, sizeof(s->dir), s->o->shard_dir))) {
 		snprintf(s->err, sizeof(s->err), "cannot create the shard directory %s: %s", s->dir,
 			 strerror(-ret));
 		return ret;
 	}
-	if (s->pipe.fd < 0)
-		snprintf(s->dir, sizeof(s->dir), "%s.shards", s->o->output);
+	if (s->pipe.fd < 0 && ((ret = session__check_output_dir(s)) || (ret = session__shard_path(s))))
+		return ret;
 	if (s->pipe.fd < 0 && mkdir(s->dir, 0700)) {
 		int err = -errno;
 
 		if (errno == EEXIST)
 			snprintf(s->err, sizeof(s->err),
 				 "%s exists (an earlier run's shards?): merge it with 'shardrec "
-				 "merge %s' (a rotated run's: each %s/N) or remove it",
-				 s->dir, s->dir, s->dir);
+				 "merge %s -o %s' (a rotated run's: each %s/N) or remove it",
+				 s->dir, s->dir, s->o->output, s->dir);
+		else if (s->o->shard_dir) /* the user named this directory */
+			snprintf(s->err, sizeof(s->err), "--shard-dir: cannot create %s: %s", s->dir,
+				 strerror(errno));
 		else /* the shard directory is ours: the user's name is the output's */
 			snprintf(s->err, sizeof(s->err), "cannot create %s: %s", s->o->output,
 				 strerror(errno));

@@ -79,6 +79,8 @@ struct session {
 };
 
 int session__mkdir(struct session *s);
+/* The directory -o's file is in ("./" for a bare name, "/" for "/f"), into @dir. */
+void session__output_dir(const struct session *s, char *dir, size_t len);
 int session__write_header(struct session *s);
 int session__reserve_tail(struct session *s);
 int session__write_tail(struct session *s);

@@ -25,6 +25,7 @@ enum {
 	OPT_SAMPLE_CPU = 256,
 	OPT_THREADS,
 	OPT_KEEP_SHARDS,
+	OPT_SHARD_DIR,
 	OPT_DRY_RUN,
 	OPT_TOPO_XML,
 	OPT_SYNTHETIC,
@@ -131,6 +132,9 @@ static const char usage[] =
 	"                            0-3/0:4-7/4 form\n"
 	"      --keep-shards         keep FILE.shards/ after the merge (-o -: the\n"
 	"                            temporary directory, named at the end)\n"
+	"      --shard-dir DIR       make the shard directory in DIR (e.g. node-local\n"
+	"                            disk) instead of beside FILE; the merge writes\n"
+	"                            FILE (default: beside FILE; -o -: $TMPDIR)\n"
 	"  -z, --compression-level[=N]\n"
 	"                            zstd-compress in the writers (PERF_RECORD_COMPRESSED),\n"
 	"                            level 1..22 (-z3 or --compression-level=3);\n"
@@ -219,6 +223,7 @@ static const struct option longopts[] = {
 	{"mmap-pages", required_argument, NULL, 'm'},
 	{"threads", optional_argument, NULL, OPT_THREADS},
 	{"keep-shards", no_argument, NULL, OPT_KEEP_SHARDS},
+	{"shard-dir", required_argument, NULL, OPT_SHARD_DIR},
 	{"no-buildid", no_argument, NULL, 'B'},
 	{"compression-level", optional_argument, NULL, OPT_COMP_LEVEL},
 	{"dry-run", no_argument, NULL, OPT_DRY_RUN},
@@ -471,6 +476,11 @@ static int record_opts__apply(struct record_opts *o, int c, const char *arg, cha
 		break;
 	case OPT_THREADS: o->threads = arg ? arg : "cpu"; break;
 	case OPT_KEEP_SHARDS: o->keep_shards = true; break;
+	case OPT_SHARD_DIR:
+		if (!*arg)
+			BAD("--shard-dir: give a directory");
+		o->shard_dir = arg;
+		break;
 	case 'B': o->no_buildid = true; break;
 	case 'z': /* -z3 as perf's parse-options takes an attached optional value */
 	case OPT_COMP_LEVEL:
@@ -509,7 +519,7 @@ static int record_opts__apply(struct record_opts *o, int c, const char *arg, cha
 	return 0;
 }
 
-static int record_opts__check(struct record_opts *o, char *err, size_t errlen)
+int record_opts__check(struct record_opts *o, char *err, size_t errlen)
 {
 	int targets = !!o->pid_list + !!o->tid_list + (o->system_wide || o->cpu_list) + !!o->uid;
 
@@ -532,7 +542,7 @@ static int record_opts__check(struct record_opts *o, char *err, size_t errlen)
 	return record_opts__finish_switch(o, err, errlen);
 }
 
-int record_opts__parse(struct record_opts *o, int argc, char **argv, char *err, size_t errlen)
+int record_opts__parse_args(struct record_opts *o, int argc, char **argv, char *err, size_t errlen)
 {
 	int c, ret;
 
@@ -566,5 +576,12 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv, char *err, 
 	}
 	o->argc = argc - optind;
 	o->argv = argv + optind;
-	return record_opts__check(o, err, errlen);
+	return 0;
+}
+
+int record_opts__parse(struct record_opts *o, int argc, char **argv, char *err, size_t errlen)
+{
+	int ret = record_opts__parse_args(o, argc, argv, err, errlen);
+
+	return ret ? ret : record_opts__check(o, err, errlen);
 }

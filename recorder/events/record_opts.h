@@ -23,8 +23,12 @@ struct record_merge_plan {
  * (`shardrec job`, recorder/job/job.c). Unused members are NULL.
  */
 struct record_hooks {
-	/* Events are enabled and the command runs (not called when setup failed). */
-	void (*ready)(void *arg);
+	/*
+	 * Events are enabled and the command runs (not called when setup
+	 * failed); @shard_dir: where the shards are, for a recovery command;
+	 * @workload: the command's pid.
+	 */
+	void (*ready)(void *arg, const char *shard_dir, int workload);
 	/* The command has exited: true stops the recording, false keeps it going. */
 	bool (*done)(void *arg);
 	/*
@@ -54,6 +58,12 @@ struct record_opts {
 	size_t aux_pages;    /* -m DATA,AUX: AUX area pages per CPU for AUX events, 0 = default */
 	const char *threads; /* --threads spec, NULL = auto */
 	bool keep_shards;
+	/*
+	 * --shard-dir: the directory the shard directory (FILE's base name +
+	 * .shards) is made in, e.g. node-local disk when -o is on a parallel
+	 * file system; NULL: beside -o. -o -: its temporary directory.
+	 */
+	const char *shard_dir;
 	bool no_buildid;     /* -B */
 	int verbose;         /* -v */
 	bool quiet;          /* -q */
@@ -101,6 +111,12 @@ struct record_opts {
 	char **full_argv;
 	const struct record_hooks *hooks; /* NULL for `record` */
 	int workload_pdeathsig; /* signal for the command if shardrec dies, 0 = none */
+	/*
+	 * The command is recorded as well as the -p tasks (job's ranks mode:
+	 * rank 0's app beside the node's other ranks); its events are enabled
+	 * with the others', not on exec.
+	 */
+	bool workload_too;
 	/* perf record flags of issue 17 */
 	bool no_samples;       /* --no-samples: attr.sample_freq/period 0, records only */
 	bool namespaces;       /* --namespaces: attr.namespaces on the tracking event */

@@ -1,26 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * `shardrec job`: options, the ranks, and the node's recorder with its
+ * fallback ladder (job_mode.c) and its report (job_report.c).
+ */
 #include "recorder/job/job.h"
-#include "recorder/util/json.h"
+#include "recorder/job/job_internal.h"
+#include "recorder/capture/session.h"
+#include "recorder/capture/workload.h"
+#include "recorder/cli/cli_record.h"
 #include "recorder/util/clock.h"
 #include "recorder/util/fs.h"
-#include "recorder/codec/zunpass.h"
-#include "recorder/job/jobenv.h"
 #include "recorder/util/log.h"
-#include "recorder/merge/loss.h"
-#include "recorder/merge/merge.h"
 #include "recorder/util/privs.h"
-#include "recorder/cli/cli_record.h"
-#include "recorder/events/record_opts.h"
-#include "recorder/job/rendezvous.h"
-#include "recorder/capture/session.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,19 +34,24 @@
  */
 #define MERGE_RATE_MB 100
 #define MERGE_MARGIN_S 1.0 /* what the summary and the app's stop take after it */
+#define RANKS_POLL_MS 200  /* rank 0 unrecorded: how often it looks at the other ranks */
 
 static const char usage[] =
 	"Usage: srun shardrec job [--job-cgroup] [--ready-timeout SECS] [record options]\n"
 	"                         -- app [args...]\n"
 	"\n"
 	"Profile a batch job: one perf.data per node. In every rank of a job step\n"
-	"(srun, mpirun); local rank 0 of each node records the node system-wide\n"
-	"and runs its app, the other ranks run their apps once recording is on.\n"
-	"Recording stops when the node's ranks have exited, or on SIGTERM\n"
-	"(walltime, scancel). Outside a batch system: like shardrec record.\n"
+	"(srun, mpirun); local rank 0 of each node records and runs its app, the\n"
+	"other ranks run their apps once recording is on. What is recorded, best\n"
+	"first: the whole node when it is the job's alone (or -a) and allowed;\n"
+	"else the job's cgroup where CPU-wide events are allowed; else the node's\n"
+	"ranks themselves (what an ordinary user may record). Nothing recordable:\n"
+	"the apps run unrecorded and FILE.json says why. Recording stops when the\n"
+	"node's ranks have exited, or on SIGTERM (walltime, scancel). Outside a\n"
+	"batch system: like shardrec record.\n"
 	"\n"
-	"  --job-cgroup          only the tasks of the job's cgroup (Slurm with\n"
-	"                        proctrack/cgroup or task/cgroup, cgroup v2)\n"
+	"  --job-cgroup          the job's cgroup even on a node that is the job's\n"
+	"                        alone (Slurm with its cgroup plugins, cgroup v2)\n"
 	"  --ready-timeout SECS  how long ranks wait for the recorder (default 30)\n"
 	"  --kill-wait SECS      seconds from SIGTERM to SIGKILL (default: KillWait\n"
 	"                        of slurm.conf, else 30)\n"
@@ -55,38 +61,23 @@ static const char usage[] =
 	"  -o FILE               %j job id, %s step, %h host, %r rank, %p pid\n"
 	"                        (default perf.%j.%h.data under Slurm); a summary\n"
 	"                        goes to FILE.json\n"
-	"Record options: see shardrec record --help. After a SIGKILL: shardrec\n"
-	"merge --recover FILE.shards\n";
-
-struct job {
-	struct jobenv env;
-	struct rdv rdv;
-	struct record_opts o;
-	bool job_cgroup;
-	unsigned timeout_ms;
-	char **argv; /* record's argv, NULL-terminated */
-	int argc;
-	char output[PATH_MAX];
-	char cgroup[PATH_MAX];
-	bool user_quiet;
-	bool ready, merged;
-	long kill_wait;        /* --kill-wait, -1: slurm.conf's */
-	long merge_rate;       /* --merge-rate, MB/s */
-	long long end_time;    /* SLURM_JOB_END_TIME (epoch s), 0 when unknown */
-	bool kept;             /* the merge did not fit: shards kept */
-	double merge_est_s, time_left_s;
-	char merge_cmd[2 * PATH_MAX + 192];
-	unsigned long long ready_ms;
-	struct merge_stats ms; /* scalars only: samples_per_event is NULL */
-	int stop_signal;
-	struct timespec start, end;
-};
+	"  --shard-dir DIR       where the shards are written (default node-local:\n"
+	"                        $SLURM_TMPDIR, else $TMPDIR, else /tmp); only the\n"
+	"                        merged FILE goes to -o's file system\n"
+	"Record options: see shardrec record --help. After a SIGKILL: FILE.json's\n"
+	"merge_command (shardrec merge --recover DIR -o FILE).\n";
 
 const char *job__usage(void)
 {
 	return usage;
 }
 
+/*
+ * getenv: a shardrec installed with capabilities starts in glibc's secure
+ * mode, which drops TMPDIR from the environment (as for every privileged
+ * program): there the node-local default is $SLURM_TMPDIR or /tmp, and
+ * --shard-dir says otherwise.
+ */
 static const char *env_get(const char *name, void *arg)
 {
 	(void)arg;
@@ -153,54 +144,52 @@ static int job__own_opts(struct job *j, int *argc, char **argv)
 	return 0;
 }
 
-/* The job's cgroup v2 path, from /proc/self/cgroup. */
-static int job__find_cgroup(struct job *j)
+/* The job's cgroup v2 path, from /proc/self/cgroup, into j->cgroup ("" when none). */
+static void job__find_cgroup(struct job *j)
 {
-	char text[8192];
-	FILE *f = fopen("/proc/self/cgroup", "re");
-	size_t n = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
-	int ret;
+	char *text = NULL;
 
-	if (f)
-		fclose(f);
-	text[n] = '\0';
-	if (!j->env.job_id[0]) {
-		pr_err("job: --job-cgroup: not in a Slurm job (no SLURM_JOB_ID)");
-		return -ENOENT;
-	}
-	ret = jobenv__job_cgroup(text, j->env.job_id, j->cgroup, sizeof(j->cgroup));
-	if (ret)
-		pr_err("job: --job-cgroup: no job_%s in this process's cgroup v2 path (Slurm runs "
-		       "without its cgroup plugins?)", j->env.job_id);
-	return ret;
+	j->cgroup[0] = '\0';
+	if (!j->env.job_id[0] || filename__read_str("/proc/self/cgroup", &text))
+		return;
+	if (jobenv__job_cgroup(text, j->env.job_id, j->cgroup, sizeof(j->cgroup)))
+		j->cgroup[0] = '\0';
+	free(text);
 }
 
 /*
- * record's argv: under a batch system "-o DEFAULT -a [-G CGROUP]" come
- * first, so the user's -o or -C given later still win.
+ * record's argv: under a batch system "-o DEFAULT --shard-dir LOCAL" come
+ * first, so the user's -o or --shard-dir given later still win. The
+ * target is job__choose_mode's.
  */
 static int job__record_argv(struct job *j, int argc, char **argv)
 {
 	const char *dflt = j->env.job_id[0] ? "perf.%j.%h.data" : "perf.%h.data";
 	int n = 0;
 
-	j->argv = calloc(argc + 7, sizeof(*j->argv));
+	j->argv = calloc(argc + 6, sizeof(*j->argv));
 	if (!j->argv)
 		return -ENOMEM;
 	j->argv[n++] = "record";
 	if (j->env.batch) {
+		snprintf(j->local_dir, sizeof(j->local_dir), "%s", jobenv__local_dir(env_get, NULL));
 		j->argv[n++] = "-o";
 		j->argv[n++] = (char *)dflt;
-		j->argv[n++] = "-a";
-	}
-	if (j->job_cgroup && j->env.local_rank == 0) {
-		j->argv[n++] = "-G";
-		j->argv[n++] = j->cgroup;
+		j->argv[n++] = "--shard-dir";
+		j->argv[n++] = j->local_dir;
 	}
 	for (int i = 1; i < argc; i++)
 		j->argv[n++] = argv[i];
 	j->argc = n;
 	return 0;
+}
+
+/* The targets the user gave, before job__choose_mode sets its own. */
+static void job__user_targets(struct job *j)
+{
+	j->user_cpu_wide = j->o.system_wide || j->o.cpu_list;
+	j->user_tasks = j->o.pid_list || j->o.tid_list || j->o.uid;
+	j->user_cgroup = j->o.cgroup;
 }
 
 static int job__parse(struct job *j, int argc, char **argv)
@@ -216,13 +205,19 @@ static int job__parse(struct job *j, int argc, char **argv)
 	}
 	j->end_time = atoll(env_get("SLURM_JOB_END_TIME", NULL) ?: "0");
 	ret = job__own_opts(j, &argc, argv);
-	if (!ret && j->job_cgroup && j->env.local_rank == 0)
-		ret = job__find_cgroup(j);
+	if (!ret && j->env.batch && j->env.local_rank == 0)
+		job__find_cgroup(j);
 	if (!ret)
 		ret = job__record_argv(j, argc, argv);
 	if (ret)
 		return ret;
-	ret = record_opts__parse(&j->o, j->argc, j->argv, err, sizeof(err));
+	ret = record_opts__parse_args(&j->o, j->argc, j->argv, err, sizeof(err));
+	if (!ret) {
+		job__user_targets(j);
+		/* -G alone is job's cgroup mode: checked as record checks -a -G. */
+		j->o.system_wide |= j->env.batch && j->o.cgroup && !j->user_cpu_wide;
+		ret = record_opts__check(&j->o, err, sizeof(err));
+	}
 	if (ret == 1)
 		snprintf(err, sizeof(err), "see shardrec job --help");
 	if (!ret && j->env.batch && !j->o.argc)
@@ -257,34 +252,84 @@ static int job__parse(struct job *j, int argc, char **argv)
 
 static int job__rendezvous(struct job *j)
 {
-	char key[sizeof(j->env.key) + sizeof(j->env.host) + 32], err[PATH_MAX + 128];
+	char err[PATH_MAX + 128];
 	int ret;
 
-	ret = jobenv__rdv_key(&j->env, getppid(), rdv__proc_start(getppid()), key, sizeof(key));
+	ret = jobenv__rdv_key(&j->env, getppid(), rdv__proc_start(getppid()), j->key,
+			      sizeof(j->key));
 	if (ret)
 		snprintf(err, sizeof(err), "rendezvous name too long");
 	else
-		ret = rdv__open(&j->rdv, key, err, sizeof(err));
+		ret = rdv__open(&j->rdv, NULL, j->key, err, sizeof(err));
 	if (ret)
 		pr_warn("job: rendezvous: %s: local ranks run without waiting for each other",
 			err);
 	return ret;
 }
 
-/* Execs the app as this process, unprivileged; returns only on failure. */
-static int job__exec(struct job *j)
+/*
+ * The default --shard-dir is node-local, but a TMPDIR may still be shared
+ * (several nodes on one file system, or one name for every node's -o):
+ * the node's shards go in a private directory of its own, named after the
+ * job step and the host as the rendezvous is. 0 / -errno.
+ */
+static int job__shard_parent(struct job *j)
 {
-	int ret = privs__workload_drop();
-	sigset_t none;
+	char key[sizeof(j->key) + 8], err[PATH_MAX + 128];
+	int ret;
 
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	if (!ret) {
-		execvpe(j->o.argv[0], j->o.argv, privs__workload_env());
-		ret = -errno;
+	if (j->o.shard_dir != j->local_dir || !j->key[0])
+		return 0; /* the user's --shard-dir, or no key: as given */
+	snprintf(key, sizeof(key), "%s.shards", j->key);
+	ret = rdv__open(&j->shards, j->local_dir, key, err, sizeof(err));
+	if (ret)
+		pr_err("job: shard directory: %s", err);
+	else
+		j->o.shard_dir = j->shards.dir;
+	return ret;
+}
+
+/*
+ * Runs the app as a child and waits for it, passing on the signals a job
+ * gets (scancel, walltime, a user's kill) so that it sees them as if it
+ * ran alone; its exit status is returned (128+N when signal N ended it,
+ * 127 when it cannot run), and said in the rendezvous (rank.N, exit.N).
+ */
+static int job__run_app(struct job *j)
+{
+	static const int fwd[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM};
+	struct signalfd_siginfo si;
+	struct workload w;
+	sigset_t set;
+	int fd, ret;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(fwd) / sizeof(fwd[0]); i++)
+		sigaddset(&set, fwd[i]);
+	sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	fd = signalfd(-1, &set, SFD_CLOEXEC);
+	/* The app must not outlive its rank: Slurm knows this process as the task. */
+	ret = fd < 0 ? -errno : workload__prepare(&w, j->o.argv, SIGKILL);
+	if (!ret && j->env.local_rank && j->rdv.dirfd >= 0)
+		rdv__register(&j->rdv, j->env.local_rank, j->env.rank, w.pid);
+	j->app_pid = ret ? 0 : w.pid;
+	if (!ret && (ret = workload__start(&w)))
+		workload__reap(&w);
+	if (ret) {
+		pr_err("job: cannot run '%s': %s", j->o.argv[0], strerror(-ret));
+		if (fd >= 0)
+			close(fd);
+		return 127;
 	}
-	pr_err("job: cannot run '%s': %s", j->o.argv[0], strerror(-ret));
-	return 127;
+	while (!workload__reap(&w) && read(fd, &si, sizeof(si)) == sizeof(si))
+		if (si.ssi_signo != SIGCHLD)
+			kill(w.pid, si.ssi_signo);
+	close(fd);
+	ret = workload__exit_code(&w);
+	if (j->env.local_rank && j->rdv.dirfd >= 0)
+		rdv__put_exit(&j->rdv, j->env.local_rank, ret);
+	return ret;
 }
 
 static int job__run_rank(struct job *j)
@@ -293,27 +338,44 @@ static int job__run_rank(struct job *j)
 	int ret;
 
 	if (!job__rendezvous(j)) {
-		ret = rdv__register(&j->rdv, j->env.local_rank);
+		ret = rdv__register(&j->rdv, j->env.local_rank, j->env.rank, 0);
 		if (ret)
 			pr_warn("job: rendezvous %s: %s", j->rdv.dir, strerror(-ret));
 		ret = ret ? ret : rdv__wait_ready(&j->rdv, j->timeout_ms);
 		if (ret == -ETIMEDOUT)
 			pr_warn("job: rank %ld: no recorder on %s after %llu ms: running unrecorded",
 				j->env.rank, j->env.host, clock__now_ms() - t0);
-		rdv__close(&j->rdv);
 	}
-	return job__exec(j);
+	ret = job__run_app(j);
+	rdv__close(&j->rdv);
+	return ret;
 }
 
 /* ---- the recorder's hooks ---- */
 
-static void job__ready(void *arg)
+/* The command that makes the output from the shards, as FILE.json and the summary give it. */
+static void job__set_merge_cmd(struct job *j, const char *shard_dir)
+{
+	char dir[PATH_MAX + 64], out[PATH_MAX + 64];
+
+	snprintf(j->shard_dir, sizeof(j->shard_dir), "%s", shard_dir);
+	shell_word(shard_dir, dir, sizeof(dir));
+	shell_word(j->output, out, sizeof(out));
+	snprintf(j->merge_cmd, sizeof(j->merge_cmd), "shardrec merge --recover %s -o %s", dir, out);
+}
+
+static void job__ready(void *arg, const char *shard_dir, int workload)
 {
 	struct job *j = arg;
 	int ret;
 
 	j->ready = true;
 	j->ready_ms = clock__now_ms();
+	j->app_pid = workload;
+	j->status = JOB_RECORDING;
+	job__set_merge_cmd(j, shard_dir);
+	/* Before the ranks run: a recorder killed from now on leaves its recovery command. */
+	job__write_json(j, -1);
 	if (j->rdv.dirfd < 0)
 		return;
 	ret = rdv__set_ready(&j->rdv, true);
@@ -375,29 +437,6 @@ static double job__time_left(const struct job *j, const struct record_merge_plan
 	return (double)(j->end_time - time(NULL)) + kw;
 }
 
-/* @s as one shell word in @out: as is when plain, else in single quotes. */
-static void shell_word(const char *s, char *out, size_t len)
-{
-	static const char plain[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-				    "0123456789_./%+,:@=-";
-	size_t n = 0;
-
-	if (*s && strspn(s, plain) == strlen(s)) {
-		snprintf(out, len, "%s", s);
-		return;
-	}
-	for (out[n++] = '\''; *s && n + 5 < len; s++) {
-		if (*s == '\'') {
-			memcpy(out + n, "'\\''", 4); /* close, an escaped quote, reopen */
-			n += 4;
-		} else {
-			out[n++] = *s;
-		}
-	}
-	out[n++] = '\'';
-	out[n] = '\0';
-}
-
 /*
  * A merge that the time left cannot cover would be killed half-way and its
  * time lost: the shards are kept whole instead, for the command the
@@ -405,7 +444,6 @@ static void shell_word(const char *s, char *out, size_t len)
  */
 static bool job__may_merge(void *arg, const struct record_merge_plan *p)
 {
-	char dir[PATH_MAX + 64], out[PATH_MAX + 64];
 	struct job *j = arg;
 
 	j->merge_est_s = p->shard_bytes / (j->merge_rate * 1e6);
@@ -413,10 +451,7 @@ static bool job__may_merge(void *arg, const struct record_merge_plan *p)
 	if (j->merge_est_s + MERGE_MARGIN_S <= j->time_left_s)
 		return true;
 	j->time_left_s = j->time_left_s > 0 ? j->time_left_s : 0;
-	j->kept = true;
-	shell_word(p->dir, dir, sizeof(dir));
-	shell_word(j->output, out, sizeof(out));
-	snprintf(j->merge_cmd, sizeof(j->merge_cmd), "shardrec merge --recover %s -o %s", dir, out);
+	j->status = JOB_KEPT;
 	return false;
 }
 
@@ -428,138 +463,44 @@ static void job__merged(void *arg, const struct merge_stats *ms, int stop_signal
 	j->ms.samples_per_event = NULL;
 	j->ms.nr_events = 0;
 	j->merged = true;
+	j->status = JOB_RECORDED;
 	j->stop_signal = stop_signal;
 }
 
-/* ---- summary ---- */
-
-static void json_str(FILE *f, const char *key, const char *v, const char *sep)
-{
-	fprintf(f, "  \"%s\": ", key);
-	json__fputs_str(f, v);
-	fprintf(f, "%s\n", sep);
-}
-
-static void iso_time(const struct timespec *ts, char *buf, size_t len)
-{
-	struct tm tm;
-	size_t n;
-
-	gmtime_r(&ts->tv_sec, &tm);
-	n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf + n, len - n, ".%03ldZ", ts->tv_nsec / 1000000);
-}
-
-static double elapsed_s(const struct job *j)
-{
-	return (j->end.tv_sec - j->start.tv_sec) + (j->end.tv_nsec - j->start.tv_nsec) / 1e9;
-}
-
-static void job__fprint_json(const struct job *j, FILE *f, double metric, int code)
-{
-	char t0[64], t1[64], sig[32] = "";
-
-	iso_time(&j->start, t0, sizeof(t0));
-	iso_time(&j->end, t1, sizeof(t1));
-	if (j->stop_signal)
-		snprintf(sig, sizeof(sig), "SIG%s", sigabbrev_np(j->stop_signal));
-	fprintf(f, "{\n");
-	json_str(f, "job_id", j->env.job_id, ",");
-	json_str(f, "step", j->env.step, ",");
-	json_str(f, "host", j->env.host, ",");
-	fprintf(f, "  \"rank\": %ld,\n  \"local_ranks\": %ld,\n", j->env.rank, j->env.local_size);
-	json_str(f, "launcher", j->env.launcher, ",");
-	json_str(f, "output", j->output, ",");
-	fprintf(f, "  \"merged\": %s,\n", j->merged ? "true" : "false");
-	if (j->kept)
-		json_str(f, "merge_command", j->merge_cmd, ",");
-	fprintf(f, "  \"samples\": %llu,\n  \"lost_samples\": %llu,\n  \"lost_records\": %llu,\n",
-		(unsigned long long)j->ms.samples, (unsigned long long)j->ms.lost_samples,
-		(unsigned long long)j->ms.lost_records);
-	if (metric >= 0)
-		fprintf(f, "  \"loss_metric\": %.6f,\n", metric);
-	else
-		fprintf(f, "  \"loss_metric\": null,\n");
-	fprintf(f, "  \"mb_written\": %.3f,\n  \"merge_seconds\": %.3f,\n", j->ms.bytes_out / 1e6,
-		j->ms.seconds);
-	fprintf(f, "  \"exit_status\": %d,\n", code);
-	json_str(f, "stop_signal", sig, ",");
-	json_str(f, "start_time", t0, ",");
-	json_str(f, "end_time", t1, ",");
-	fprintf(f, "  \"elapsed_seconds\": %.3f\n}\n", elapsed_s(j));
-}
-
-/* OUTPUT.json, written whole or not at all. 0 / -errno. */
-static int job__write_json(const struct job *j, double metric, int code)
-{
-	char path[PATH_MAX + 8], tmp[PATH_MAX + 32];
-	FILE *f;
-	int ret = 0;
-
-	snprintf(path, sizeof(path), "%s.json", j->output);
-	snprintf(tmp, sizeof(tmp), "%s.json.tmp.%d", j->output, (int)getpid());
-	f = fopen(tmp, "wex");
-	if (!f)
-		return -errno;
-	job__fprint_json(j, f, metric, code);
-	if (ferror(f))
-		ret = -EIO;
-	if (fclose(f) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (ret)
-		unlink(tmp);
-	return ret;
-}
-
-/* lost_time / elapsed_time of the output (recorder/merge/loss.h); -1 when unknown. */
-static double job__loss_metric(const struct job *j)
-{
-	struct loss_stats ls;
-	char err[512];
-	double m = -1;
-
-	if (!j->merged)
-		return -1;
-	if (!loss__analyze(j->output, &zunpass__ops, &ls, err, sizeof(err)))
-		m = loss_stats__metric(&ls);
-	else
-		pr_warn("job: loss metric: %s", err);
-	loss_stats__release(&ls);
-	return m;
-}
-
-static void job__summary(struct job *j, int code)
-{
-	double metric = job__loss_metric(j);
-	int ret;
-
-	clock_gettime(CLOCK_REALTIME, &j->end);
-	ret = job__write_json(j, metric, code);
-	if (ret)
-		pr_warn("job: %s.json: %s", j->output, strerror(-ret));
-	/* Said even with -q: it is the only word that the shards wait for a merge. */
-	if (j->kept)
-		pr_warn("[ shardrec job %s.%s %s rank %ld: not merged: %.1f MB of shards need about "
-			"%.1f s at %ld MB/s, %.1f s were left before SIGKILL; shards kept, merge "
-			"with: %s ]",
-			j->env.job_id[0] ? j->env.job_id : "-", j->env.step[0] ? j->env.step : "-",
-			j->env.host, j->env.rank, j->merge_est_s * j->merge_rate, j->merge_est_s,
-			j->merge_rate, j->time_left_s, j->merge_cmd);
-	if (j->user_quiet || !j->merged)
-		return;
-	pr_info("[ shardrec job %s.%s %s rank %ld: %llu samples, loss %.4f%% (%llu lost samples, "
-		"%llu lost records), %.3f MB %s, merged in %.2f s%s%s, exit %d ]",
-		j->env.job_id[0] ? j->env.job_id : "-", j->env.step[0] ? j->env.step : "-",
-		j->env.host, j->env.rank, (unsigned long long)j->ms.samples,
-		metric < 0 ? 0.0 : 100 * metric, (unsigned long long)j->ms.lost_samples,
-		(unsigned long long)j->ms.lost_records, j->ms.bytes_out / 1e6, j->output,
-		j->ms.seconds, j->stop_signal ? ", stopped by SIG" : "",
-		j->stop_signal ? sigabbrev_np(j->stop_signal) : "", code);
-}
-
 /* ---- the recorder ---- */
+
+/* Rank 0 with nothing recorded: waits for the node's other ranks (their exit statuses). */
+static void job__wait_ranks(struct job *j)
+{
+	struct timespec nap = {0, RANKS_POLL_MS * 1000000L};
+	unsigned reg, alive;
+
+	while (j->rdv.dirfd >= 0 && !rdv__scan(&j->rdv, &reg, &alive) && alive)
+		nanosleep(&nap, NULL);
+}
+
+/* Nothing could be recorded: the apps run all the same, and FILE.json says why. */
+static int job__unrecorded(struct job *j)
+{
+	int code;
+
+	j->status = JOB_UNRECORDED;
+	if (j->rdv.dirfd >= 0)
+		rdv__set_ready(&j->rdv, false);
+	code = job__run_app(j);
+	job__wait_ranks(j);
+	job__write_json(j, code);
+	job__summary(j, code);
+	return code;
+}
+
+/* One try at the current mode: the session's exit status; j->ready says whether it started. */
+static int job__session(struct job *j)
+{
+	if (j->mode == JOB_RANKS && job__rank_pids(j))
+		return 1;
+	return session__record(&j->o);
+}
 
 static int job__record(struct job *j)
 {
@@ -570,32 +511,39 @@ static int job__record(struct job *j)
 	int code;
 
 	job__rendezvous(j);
+	job__shard_parent(j);
+	job__choose_mode(j);
 	j->user_quiet = j->o.quiet;
 	j->o.quiet = true; /* one job line instead of record's summary */
 	j->o.hooks = &hooks;
 	/* Slurm knows the recorder as the task: the app must not outlive it untracked. */
 	j->o.workload_pdeathsig = SIGKILL;
-	code = session__record(&j->o);
-	if (!j->ready) {
-		/* Setup failed and the app never ran: run it, release the other ranks. */
-		if (j->rdv.dirfd >= 0)
-			rdv__set_ready(&j->rdv, false);
-		rdv__close(&j->rdv);
-		if (code == 127)
-			return code;
-		pr_warn("job: recording failed on %s: running the app unrecorded", j->env.host);
-		return job__exec(j);
+	do
+		code = job__session(j);
+	while (!j->ready && code != 127 && job__fall_back(j, log__last_error()));
+	if (code == 127 && !j->ready)
+		j->mode = JOB_NONE;
+	if (!j->ready)
+		code = code == 127 ? code : job__unrecorded(j);
+	else if (j->status == JOB_RECORDING)
+		j->status = JOB_FAILED; /* the merge failed: its error said how to retry */
+	if (j->ready) {
+		job__write_json(j, code);
+		job__summary(j, code);
 	}
-	job__summary(j, code);
 	rdv__remove(&j->rdv);
 	rdv__close(&j->rdv);
+	/* Empty unless shards were kept for a later merge. */
+	if (j->shards.dirfd >= 0)
+		rmdir(j->shards.dir);
+	rdv__close(&j->shards);
 	return code;
 }
 
 int job__main(int argc, char **argv, int full_argc, char **full_argv)
 {
-	struct job j = {.rdv.dirfd = -1, .timeout_ms = READY_TIMEOUT_S * 1000, .kill_wait = -1,
-			.merge_rate = MERGE_RATE_MB};
+	struct job j = {.rdv.dirfd = -1, .shards.dirfd = -1, .timeout_ms = READY_TIMEOUT_S * 1000, .kill_wait = -1,
+			.merge_rate = MERGE_RATE_MB, .loss_metric = -1};
 	int code;
 
 	clock_gettime(CLOCK_REALTIME, &j.start);
@@ -615,5 +563,6 @@ int job__main(int argc, char **argv, int full_argc, char **full_argv)
 out:
 	record_opts__release(&j.o);
 	free(j.argv);
+	free(j.pids);
 	return code;
 }

@@ -74,6 +74,7 @@ static void read_slurm(struct jobenv *e, jobenv_get_fn get, void *arg)
 	if (!tpn)
 		tpn = get("SLURM_TASKS_PER_NODE", arg);
 	get_long(get, arg, "SLURM_NODEID", &node);
+	get_long(get, arg, "SLURM_CPUS_ON_NODE", &e->cpus_on_node);
 	e->local_size = tpn ? jobenv__tasks_on_node(tpn, node) : 0;
 	snprintf(e->key, sizeof(e->key), "%s.%s", e->job_id, e->step);
 }
@@ -145,6 +146,24 @@ int jobenv__read(struct jobenv *e, jobenv_get_fn get, void *arg)
 		read_mpi_key(e, get, arg);
 	}
 	return 0;
+}
+
+bool jobenv__exclusive(const struct jobenv *e, long online)
+{
+	return e->job_id[0] && online > 0 && e->cpus_on_node >= online;
+}
+
+const char *jobenv__local_dir(jobenv_get_fn get, void *arg)
+{
+	static const char *const vars[] = {"SLURM_TMPDIR", "TMPDIR"};
+
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *v = get(vars[i], arg);
+
+		if (v && *v)
+			return v;
+	}
+	return "/tmp";
 }
 
 int jobenv__rdv_key(const struct jobenv *e, int ppid, unsigned long long ppid_start, char *out,

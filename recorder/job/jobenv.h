@@ -32,6 +32,7 @@ struct jobenv {
 	long local_rank;     /* rank on this node, 0 when unknown */
 	long local_size;     /* ranks on this node, 0 when unknown */
 	long nodes;          /* nodes of the job step (Slurm's), 0 when unknown */
+	long cpus_on_node;   /* SLURM_CPUS_ON_NODE: the job's CPUs here, 0 when unknown */
 	char key[192];       /* names the job step; "" when no variable gives one */
 };
 
@@ -56,6 +57,20 @@ int jobenv__rdv_key(const struct jobenv *e, int ppid, unsigned long long ppid_st
  * 0-2 run 2, node 3 runs 1). 0 when @spec is malformed or too short.
  */
 long jobenv__tasks_on_node(const char *spec, long nodeid);
+
+/*
+ * Whether the node is the job's alone: Slurm gave it every one of the
+ * node's @online CPUs (--exclusive, or a whole-node request), so no other
+ * job's task can run there. Unknown (no SLURM_CPUS_ON_NODE, another
+ * launcher) counts as shared: the rule errs towards other users' privacy.
+ */
+bool jobenv__exclusive(const struct jobenv *e, long online);
+
+/*
+ * The node-local directory for shards: $SLURM_TMPDIR (sites that give
+ * each job its own), else $TMPDIR, else /tmp.
+ */
+const char *jobenv__local_dir(jobenv_get_fn get, void *arg);
 
 /*
  * Expands an output name: %j job id, %s step, %h host, %r rank, %p @pid,

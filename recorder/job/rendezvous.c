@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "recorder/job/rendezvous.h"
 #include "recorder/util/clock.h"
+#include "recorder/perfdata/recbuf.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -27,9 +28,9 @@ static int check_dir(int fd, const char *dir, char *err, size_t errlen)
 	return 0;
 }
 
-int rdv__open(struct rdv *r, const char *key, char *err, size_t errlen)
+int rdv__open(struct rdv *r, const char *base, const char *key, char *err, size_t errlen)
 {
-	const char *tmp = getenv("TMPDIR");
+	const char *tmp = base ? base : getenv("TMPDIR");
 	int ret;
 
 	r->dirfd = -1;
@@ -118,12 +119,22 @@ unsigned long long rdv__proc_start(int pid)
 	return state == 'Z' || state == 'X' ? 0 : start;
 }
 
-int rdv__register(struct rdv *r, long local_rank)
+int rdv__register(struct rdv *r, long local_rank, long rank, int app_pid)
 {
-	char name[32], text[64];
+	char name[32], text[96];
 
 	snprintf(name, sizeof(name), "rank.%ld", local_rank);
-	snprintf(text, sizeof(text), "%d %llu\n", (int)getpid(), rdv__proc_start(getpid()));
+	snprintf(text, sizeof(text), "%d %llu %ld %d\n", (int)getpid(), rdv__proc_start(getpid()),
+		 rank, app_pid);
+	return rdv__put_file(r, name, text);
+}
+
+int rdv__put_exit(struct rdv *r, long local_rank, int status)
+{
+	char name[32], text[32];
+
+	snprintf(name, sizeof(name), "exit.%ld", local_rank);
+	snprintf(text, sizeof(text), "%d\n", status);
 	return rdv__put_file(r, name, text);
 }
 
@@ -147,24 +158,36 @@ int rdv__set_ready(struct rdv *r, bool recording)
 	return rdv__put_file(r, "ready", recording ? "recording\n" : "unrecorded\n");
 }
 
-static bool rank_alive(struct rdv *r, const char *name)
+/* rank.N (@name) into @k; false when unreadable. */
+static bool rank_read(struct rdv *r, const char *name, struct rdv_rank *k)
 {
 	unsigned long long start;
-	char buf[64];
-	int pid;
+	char buf[96];
+	int n;
 
-	if (get_file(r, name, buf, sizeof(buf)) || sscanf(buf, "%d %llu", &pid, &start) != 2)
+	memset(k, 0, sizeof(*k));
+	k->exit_status = -1;
+	k->local_rank = strtol(name + 5, NULL, 10);
+	if (get_file(r, name, buf, sizeof(buf)))
 		return false;
-	return pid > 0 && rdv__proc_start(pid) == start && start;
+	n = sscanf(buf, "%d %llu %ld %d", &k->pid, &start, &k->rank, &k->app_pid);
+	if (n < 2 || k->pid <= 0)
+		return false;
+	k->alive = start && rdv__proc_start(k->pid) == start;
+	snprintf(buf, sizeof(buf), "exit.%ld", k->local_rank);
+	if (!get_file(r, buf, buf, sizeof(buf)))
+		k->exit_status = atoi(buf);
+	return true;
 }
 
-int rdv__scan(struct rdv *r, unsigned *registered, unsigned *alive)
+/* Calls @fn for every readable rank.N; 0 / -errno. */
+static int rdv__each(struct rdv *r, void (*fn)(const struct rdv_rank *k, void *arg), void *arg)
 {
 	int fd = openat(r->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct rdv_rank k;
 	struct dirent *d;
 	DIR *dir;
 
-	*registered = *alive = 0;
 	if (fd < 0)
 		return -errno;
 	dir = fdopendir(fd);
@@ -172,13 +195,77 @@ int rdv__scan(struct rdv *r, unsigned *registered, unsigned *alive)
 		close(fd);
 		return -errno;
 	}
-	while ((d = readdir(dir))) {
-		if (strncmp(d->d_name, "rank.", 5))
-			continue;
-		(*registered)++;
-		*alive += rank_alive(r, d->d_name);
-	}
+	while ((d = readdir(dir)))
+		if (!strncmp(d->d_name, "rank.", 5) && rank_read(r, d->d_name, &k))
+			fn(&k, arg);
 	closedir(dir);
+	return 0;
+}
+
+struct rdv_count {
+	unsigned registered, alive;
+};
+
+static void count_rank(const struct rdv_rank *k, void *arg)
+{
+	struct rdv_count *c = arg;
+
+	c->registered++;
+	c->alive += k->alive;
+}
+
+int rdv__scan(struct rdv *r, unsigned *registered, unsigned *alive)
+{
+	struct rdv_count c = {0};
+	int ret = rdv__each(r, count_rank, &c);
+
+	*registered = c.registered;
+	*alive = c.alive;
+	return ret;
+}
+
+struct rdv_list {
+	struct rdv_rank *v;
+	size_t nr, cap;
+	int err;
+};
+
+static void list_rank(const struct rdv_rank *k, void *arg)
+{
+	struct rdv_list *l = arg;
+
+	struct rdv_rank *v = array__grow(l->v, &l->cap, l->nr + 1, sizeof(*v), 16);
+
+	if (!v) {
+		l->err = -ENOMEM;
+		return;
+	}
+	l->v = v;
+	l->v[l->nr++] = *k;
+}
+
+static int by_local_rank(const void *a, const void *b)
+{
+	const struct rdv_rank *x = a, *y = b;
+
+	return (x->local_rank > y->local_rank) - (x->local_rank < y->local_rank);
+}
+
+int rdv__ranks(struct rdv *r, struct rdv_rank **out, size_t *nr)
+{
+	struct rdv_list l = {0};
+	int ret = rdv__each(r, list_rank, &l);
+
+	if (!ret)
+		ret = l.err;
+	if (ret) {
+		free(l.v);
+		return ret;
+	}
+	if (l.nr)
+		qsort(l.v, l.nr, sizeof(*l.v), by_local_rank);
+	*out = l.v;
+	*nr = l.nr;
 	return 0;
 }
 

@@ -5,14 +5,18 @@
  * node share, with <key> naming the job step and the host (jobenv__rdv_key
  * in recorder/job/jobenv.h: nodes may share one TMPDIR).
  *
- *   rank.N  written by local rank N > 0 before it execs the app:
- *           "PID STARTTIME" (STARTTIME from /proc/PID/stat, kept across
- *           exec). The recorder watches that process: the app runs as it.
+ *   rank.N  written by local rank N > 0 when it starts: "PID STARTTIME
+ *           RANK APP" (STARTTIME from /proc/PID/stat, RANK the global
+ *           rank, APP 0), again with the app's pid once it forked it. The
+ *           recorder watches PID, which waits for its app: in ranks mode it
+ *           records PID's task, which the app inherits.
+ *   exit.N  written by rank N when its app has ended: its exit status.
  *   ready   written by local rank 0 once its events are enabled:
  *           "recording" or "unrecorded" (recording could not start).
  *
- * Rank N > 0: register, wait (bounded) for ready, exec the app, so the app
- * never runs before the events exist. Rank 0 records; it stops when its own
+ * Rank N > 0: register, wait (bounded) for ready, run the app and wait for
+ * it, so the app never runs before the events exist and its exit status
+ * reaches the recorder's rank map. Rank 0 records; it stops when its own
  * app has exited and every registered rank's process is gone (a dead PID,
  * a zombie, or a new process with another start time), once as many ranks
  * registered as the node runs, or the registration deadline has passed.
@@ -36,10 +40,33 @@ struct rdv {
 
 enum rdv_ready { RDV_RECORDING = 1, RDV_UNRECORDED = 2 };
 
-/* Creates or opens the directory for @key. 0 / -errno with one line in @err. */
-int rdv__open(struct rdv *r, const char *key, char *err, size_t errlen);
-/* Rank @local_rank > 0 announces this process. */
-int rdv__register(struct rdv *r, long local_rank);
+/*
+ * Creates or opens the directory for @key in @base (NULL: $TMPDIR, else
+ * /tmp). 0 / -errno with one line in @err. `job` also makes one in the
+ * node-local directory for the node's shard directory.
+ */
+int rdv__open(struct rdv *r, const char *base, const char *key, char *err, size_t errlen);
+/* One registered rank, as rdv__ranks reads it. */
+struct rdv_rank {
+	long local_rank, rank;
+	int pid;        /* the registered process (it waits for the app) */
+	int app_pid;    /* the app it forked, 0 before */
+	bool alive;     /* @pid still runs (same start time) */
+	int exit_status; /* the app's, -1 while unknown */
+};
+
+/*
+ * Rank @local_rank > 0 (global rank @rank) announces this process, and
+ * again with @app_pid once the app runs (0 before).
+ */
+int rdv__register(struct rdv *r, long local_rank, long rank, int app_pid);
+/* Rank @local_rank's app ended with @status (a shell's: 128+N for signal N). */
+int rdv__put_exit(struct rdv *r, long local_rank, int status);
+/*
+ * The registered ranks, by local rank, in a new array *@out (the caller
+ * frees it) of *@nr. 0 / -errno.
+ */
+int rdv__ranks(struct rdv *r, struct rdv_rank **out, size_t *nr);
 /* Waits up to @timeout_ms for ready: RDV_RECORDING, RDV_UNRECORDED, or -ETIMEDOUT. */
 int rdv__wait_ready(struct rdv *r, unsigned timeout_ms);
 /* Rank 0: the ranks may run; @recording says whether events are on. */

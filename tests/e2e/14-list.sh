@@ -91,6 +91,9 @@ expect_completion "shardrec topology --synth" "--synthetic"
 expect_completion "shardrec merge --rec" "--recover"
 expect_completion "shardrec job --job" "--job-cgroup"
 expect_completion "shardrec job --keep" "--keep-shards"
+expect_completion "shardrec job --shard" "--shard-dir"
+mkdir localdisk
+expect_completion "shardrec record --shard-dir loc" localdisk
 expect_completion "shardrec record -e cpu-cl" cpu-clock
 expect_completion "shardrec record -e cs,task-cl" "cs,task-clock"
 expect_completion "shardrec record -k mono" monotonic_raw

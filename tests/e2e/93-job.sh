@@ -120,9 +120,12 @@ term_rank 10 kept.err --kill-wait 0 -o kept.data -- sh -c 'trap "exit 3" TERM; w
 term_wait
 cat kept.err
 [ "$rc" = 3 ] || fail "no time left: exit $rc, want the app's 3"
-[ ! -e kept.data ] && [ -d kept.data.shards ] || fail "no time left: the merge ran anyway"
+# The shards are node-local ($TMPDIR), in the node's private directory.
+kd=$TMPDIR/shardrec-job.$(id -u).77.10.n1.shards/kept.data.shards
+[ ! -e kept.data ] && [ -d "$kd" ] || fail "no time left: the merge ran anyway"
 cmd=$(sed -n 's/.*shards kept, merge with: \(.*\) \]$/\1/p' kept.err)
-[ "$cmd" = "shardrec merge --recover kept.data.shards -o kept.data" ] || fail "no time left: command '$cmd'"
+[ "$cmd" = "shardrec merge --recover $kd -o kept.data" ] || fail "no time left: command '$cmd'"
+[ "$(json_field kept.data.json status)" = kept ] || { cat kept.data.json; fail "json status"; }
 [ "$(json_field kept.data.json merge_command)" = "$cmd" ] || { cat kept.data.json; fail "json merge_command"; }
 "$SHARDREC" ${cmd#shardrec } 2>/dev/null || fail "$cmd failed"
 check_perf_file kept.data

@@ -168,6 +168,7 @@ cluster_run_job() {
 
 CLUSTER_NET=10.213.0
 CLUSTER_NS=()
+declare -A CLUSTER_NODE_PIDS
 CLUSTER_CGS=()
 
 cluster_have_nodes() {
@@ -256,15 +257,23 @@ cluster_conf_nodes() {
 }
 
 # Runs "$5..." as node namespace $1 with hostname $2, in cgroup v2 $3 and
-# v1 cpuset $4 (none when empty). Call it in the background: it execs (as
-# nsenter, unshare and sh do), so $! is the daemon itself.
+# v1 cpuset $4 (none when empty), in a mount namespace of its own where
+# CLUSTER_LOCAL (when set) is a tmpfs: the node's local disk, seen by no
+# other node. Call it in the background: it execs (as nsenter, unshare and
+# sh do), so $! is the daemon itself.
 cluster_on_node() {
 	local ns=$1 host=$2 cg2=$3 cs=$4
 	shift 4
-	exec nsenter --net="/run/netns/$ns" unshare --uts sh -c '
+	exec nsenter --net="/run/netns/$ns" unshare --uts --mount --propagation private sh -c '
 		echo $$ >"$1/cgroup.procs" || exit 1
 		[ -z "$2" ] || echo $$ >"$2/tasks" || exit 1
-		hostname "$3" && shift 3 && exec "$@"' sh "$cg2" "$cs" "$host" "$@"
+		[ -z "$4" ] || mount -t tmpfs -o size=256m,mode=1777 "local-$3" "$4" || exit 1
+		hostname "$3" && shift 4 && exec "$@"' sh "$cg2" "$cs" "$host" "${CLUSTER_LOCAL:-}" "$@"
+}
+
+# The pid of node $1's slurmd (its mount namespace is the node's).
+cluster_node_pid() {
+	echo "${CLUSTER_NODE_PIDS[$1]}"
 }
 
 cluster_start_nodes() {
@@ -284,6 +293,7 @@ cluster_start_nodes() {
 			"${CLUSTER_CPUSET:+$CLUSTER_CPUSET/node$i}" \
 			slurmd -D -N "node$i" -f "$SLURM_CONF" >"$d/node$i.out" 2>&1 &
 		CLUSTER_PIDS+=($!)
+		CLUSTER_NODE_PIDS[node$i]=$!
 	done
 	cluster_wait_idle "$d"
 }

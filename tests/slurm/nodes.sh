@@ -11,6 +11,11 @@
 #      KillWait, and each node had its own rendezvous directory.
 #   3. a node whose recorder cannot start (its output directory is a file)
 #      runs its ranks unrecorded with a warning; the other nodes record.
+#   4. the same job submitted by an ordinary user (perf_event_paranoid 2, no
+#      capabilities), output on the shared directory, shards on each node's
+#      own tmpfs (SLURM_TMPDIR): every node records its own ranks (mode
+#      "ranks"), no shard file is ever created in the shared directory
+#      (inotify), each node's shards were on its own local disk.
 # The nodes share one kernel, so "system-wide" would see every node's
 # tasks: each rank passes its node's cgroup (-G) to confine its recorder to
 # the node, as -a confines it to a real node. Exits 77 when Slurm, munge or
@@ -28,7 +33,19 @@ chmod 0755 "$TMP"
 # One shared TMPDIR for every node, as /tmp is here: rendezvous must not mix.
 export TMPDIR=$TMP/rdv
 mkdir -p "$TMPDIR"
-trap 'cluster_stop; cleanup' EXIT
+# Each node's own tmpfs there (cluster_on_node): its node-local disk.
+export CLUSTER_LOCAL=$TMP/local
+mkdir -m 0755 "$CLUSTER_LOCAL"
+user=srjob$$
+para=/proc/sys/kernel/perf_event_paranoid
+old_para=$(cat $para)
+finish() {
+	cluster_stop
+	echo "$old_para" >$para
+	userdel "$user" 2>/dev/null || true
+	cleanup
+}
+trap finish EXIT
 t_start=$(date +%s%N)
 if ! cluster_start_nodes "$TMP/cluster" "$NODES" 2; then
 	echo "--- slurmctld/slurmd output:"
@@ -133,6 +150,27 @@ for n in "${CLUSTER_NODES[@]}"; do
 	total=$((total + s))
 done
 [ "$(awk '$1 == "total" { print $2; exit }' loss.txt)" = "$total" ] || fail "loss: no total row of $total samples"
+# shardrec jobview: each node's samples and lost samples as perf report
+# --stats counts them, its share of hot_loop as perf report --sort sym's Overhead.
+"$SHARDREC" jobview perf."$id".*.data || fail "jobview over the job's files"
+"$SHARDREC" jobview --json perf."$id".*.data >jv.json || fail "jobview --json"
+python3 -c '
+import json, sys
+for n in json.load(open(sys.argv[1]))["nodes"]:
+    pct = [s["pct"] for s in n.get("symbols") or [] if s["symbol"] == "hot_loop"]
+    print(n["node"], n["samples"], n["lost_samples"], pct[0] if pct else "-", n["mode"])' jv.json >jv.txt
+for n in "${CLUSTER_NODES[@]}"; do
+	f=perf.$id.$n.data
+	read -r s l pct mode < <(awk -v n="$n" '$1 == n { print $2, $3, $4, $5 }' jv.txt)
+	lost=$("$PERF" report --stdio -i "$f" 2>/dev/null | awk '/^# Total Lost Samples:/ && !n++ { print $5 }')
+	perf_pct=$("$PERF" report --stdio -q -i "$f" --sort sym 2>/dev/null |
+		awk '$2 == "[.]" && $3 == "hot_loop" { sub("%", "", $1); print $1 }')
+	echo "jobview $n: $s samples (perf $(perf_samples "$f")), $l lost (perf ${lost:-0}), hot_loop $pct% (perf $perf_pct%), mode $mode"
+	[ "$s" = "$(perf_samples "$f")" ] && [ "$l" = "${lost:-0}" ] || fail "jobview: $n's samples or lost samples"
+	awk -v a="$pct" -v b="$perf_pct" 'BEGIN { exit !(b != "" && a - b <= 0.006 && b - a <= 0.006) }' ||
+		fail "jobview: $n's hot_loop share $pct%, perf report says $perf_pct%"
+	[ "$mode" = cgroup ] || fail "jobview: $n's mode $mode, want cgroup (-G given)"
+done
 echo "sbatch -N$NODES: ok at $(at)"
 
 # 2. scancel mid-run: each node's recorder exits with a complete file within KillWait.
@@ -141,17 +179,18 @@ id=$(cluster_ctl sbatch --parsable long.sh)
 t0=$(date +%s%N)
 # Every node's recorder is ready (its ranks released) and its writers have a shard.
 until [ "$(ls -d "$TMPDIR"/shardrec-job.*."$id".0.*/ready 2>/dev/null | wc -l)" = "$NODES" ] &&
-	[ "$(ls perf."$id".*.data.shards/shard.0 2>/dev/null | wc -l)" = "$NODES" ]; do
+	[ "$(ls "$TMPDIR"/shardrec-job.*."$id".0.*.shards/perf."$id".*.data.shards/shard.0 2>/dev/null |
+		wc -l)" = "$NODES" ]; do
 	[ "$(ms_since "$t0")" -lt 60000 ] ||
 		fail "job $id ($(sq "$id")): not $NODES recorders after 60 s: $(ls -d "$TMPDIR"/* perf."$id".*)"
 	sleep 0.1
 done
-ls -d "$TMPDIR"/shardrec-job.*."$id".0.* >rdv.txt
+ls -d "$TMPDIR"/shardrec-job.*."$id".0.* | grep -v '\.shards$' >rdv.txt
 for n in "${CLUSTER_NODES[@]}"; do
 	grep -q "\.$id\.0\.$n$" rdv.txt || fail "no rendezvous of $n: $(cat rdv.txt)"
 done
 declare -A start
-for p in $(ls -d perf."$id".*.data.shards | sed 's/.*\.\([0-9]*\)\.data\.shards$/\1/'); do
+for p in $(ls -d "$TMPDIR"/shardrec-job.*."$id".0.*.shards/perf."$id".*.data.shards | sed 's/.*\.\([0-9]*\)\.data\.shards$/\1/'); do
 	start[$p]=$(started "$p")
 done
 sleep 1
@@ -184,7 +223,8 @@ t0=$(date +%s%N)
 id=$(run_job fail.sh)
 ms=$(ms_since "$t0")
 cat "job-$id.out"
-grep -q "recording failed on node2: running the app unrecorded" "job-$id.out" || fail "node2: no warning"
+grep -q "shardrec job $id.0 node2 rank [0-9]: unrecorded: cannot write out.node2/perf.$id.data" "job-$id.out" ||
+	fail "node2: no unrecorded line"
 [ "$(ls app."$id".node2.*.pid | wc -l)" = 2 ] || fail "node2's ranks did not run"
 [ "$ms" -lt 20000 ] || fail "job took $ms ms: node2's rank 1 waited for its timeout"
 for n in node1 node3; do
@@ -193,4 +233,73 @@ for n in node1 node3; do
 	check_node_file "perf.$id.$n.data" "$id" "$n"
 done
 echo "node2 unrecorded, node1 and node3 recorded: ok at $(at)"
+
+# 4. An ordinary user's job: paranoid 2, no capabilities, a plain copy of
+#    shardrec, -o on the shared directory, SLURM_TMPDIR node-local.
+if ! command -v inotifywait >/dev/null || ! useradd -M -s /usr/sbin/nologin "$user"; then
+	echo "no inotifywait or useradd: the ordinary user's job is not tested"
+	echo "slurm nodes test: $(at)"
+	exit 0
+fi
+echo 2 >$para
+mkdir -m 0755 bin
+cp "$SHARDREC" bin/shardrec
+cp "$PROGS/hot" bin/hot
+mkdir shared && chown "$user": shared
+cat >shared/user.sh <<EOF
+#!/bin/sh
+#SBATCH -N $NODES
+#SBATCH --ntasks-per-node=2
+#SBATCH -o job-%j.out
+export SLURM_TMPDIR=$CLUSTER_LOCAL
+srun $TMP/bin/shardrec job -- sh -c 'echo \$\$ >"app.\$SLURM_JOB_ID.\$SLURMD_NODENAME.\$SLURM_PROCID.pid"; exec "\$0" "\$@"' $TMP/bin/hot 500
+EOF
+chmod 0755 shared/user.sh
+# Every file created in the shared directory, and on each node's local disk
+# (watched from inside that node's mount namespace).
+inotifywait -q -m -r -e create -e moved_to --format '%w%f' shared >shared.log 2>&1 &
+watchers=($!)
+for n in "${CLUSTER_NODES[@]}"; do
+	nsenter --mount="/proc/$(cluster_node_pid "$n")/ns/mnt" \
+		inotifywait -q -m -r -e create --format '%w%f' "$CLUSTER_LOCAL" >"local.$n.log" 2>&1 &
+	watchers+=($!)
+done
+sleep 0.5
+t0=$(date +%s%N)
+id=$(cd shared && cluster_ctl setpriv --reuid="$user" --regid="$user" --clear-groups \
+	env -u TMPDIR sbatch --parsable user.sh) ||
+	fail "sbatch as $user failed"
+wait_job_gone "$id"
+sleep 0.3
+kill "${watchers[@]}" 2>/dev/null || true
+cat "shared/job-$id.out"
+echo "user job $id done in $(ms_since "$t0") ms"
+mv shared/app."$id".*.pid .
+for n in "${CLUSTER_NODES[@]}"; do
+	f=shared/perf.$id.$n.data
+	[ -f "$f" ] && [ "$(stat -c %U "$f")" = "$user" ] || fail "$f missing or not $user's"
+	[ "$(json_field "$f.json" mode)" = ranks ] && [ "$(json_field "$f.json" status)" = recorded ] ||
+		{ cat "$f.json"; fail "$f.json: mode or status"; }
+	grep -q '"reason": "no CAP_PERFMON and kernel.perf_event_paranoid is 2' "$f.json" ||
+		{ cat "$f.json"; fail "$f.json: reason"; }
+	dir=$(json_field "$f.json" shard_dir)
+	[ "$dir" = "$CLUSTER_LOCAL/shardrec-job.$(id -u "$user").$id.0.$n.shards/perf.$id.$n.data.shards" ] ||
+		fail "$f.json: shard_dir $dir"
+	grep -q "^$dir/shard\.0$" "local.$n.log" || { cat "local.$n.log"; fail "$n: no shard on its local disk"; }
+	for o in "${CLUSTER_NODES[@]}"; do
+		[ "$o" = "$n" ] || ! grep -q "perf\.$id\.$o\." "local.$n.log" ||
+			fail "$o's shards on $n's local disk"
+	done
+	# Root's copy: perf reads only its own user's or root's files.
+	cp "$f" "perf.$id.$n.data"
+	check_perf_file "perf.$id.$n.data"
+	sample_pids "perf.$id.$n.data" >/dev/null
+	got=$(apps_in "perf.$id.$n.data" app."$id"."$n".*.pid)
+	[ "$got" = 2 ] || fail "$f: want samples of $n's 2 apps, got $got"
+	echo "user job: $n: mode ranks, shards in $dir, $(json_field "$f.json" samples) samples"
+done
+grep -q "/perf\.$id\.node1\.data$" shared.log || { cat shared.log; fail "inotify saw no output file"; }
+! grep -E '\.shards|/shard\.' shared.log || fail "shard files were created in the shared directory"
+[ -z "$(ls -A "$CLUSTER_LOCAL")" ] || fail "the host's $CLUSTER_LOCAL was written"
+echo "ordinary user's job: ok at $(at)"
 echo "slurm nodes test: $(at)"

@@ -56,7 +56,8 @@ check_job_file() {
 wait_recorder() {
 	local id=$1 d
 	for _ in $(seq 300); do
-		d=$(ls -d perf."$id"."$node".*.data.shards 2>/dev/null | head -n 1)
+		d=$(ls -d "$TMPDIR"/shardrec-job.0."$id".0."$node".shards/perf."$id"."$node".*.data.shards \
+			2>/dev/null | head -n 1)
 		if [ -n "$d" ] && [ -e "$d/shard.0" ] && [ -e "$TMPDIR/shardrec-job.0.$id.0.$node/ready" ]; then
 			d=${d%.data.shards}
 			echo "${d##*.}"
@@ -95,13 +96,15 @@ check_job_file "perf.$id.$node.data" "$id" 2
 [ "$(ls perf.*.data | wc -l)" = 2 ] || fail "sbatch: want one more perf.data, got: $(ls perf.*.data)"
 echo "sbatch: ok (perf.$id.$node.data) at $(at)"
 
-# 3. --job-cgroup without Slurm's cgroup plugins: one clear line, exit 2.
-set +e
-srun -n1 "$SHARDREC" job --job-cgroup -- true 2>cg.err
-rc=$?
-set -e
+# 3. --job-cgroup without Slurm's cgroup plugins: a clear warning, and the
+#    node's ranks recorded instead (the ladder's next rung), the app's exit.
+srun -n1 "$SHARDREC" job --job-cgroup -o cg.%j.data -- "$PROGS/hot" 200 2>cg.err ||
+	{ cat cg.err; fail "--job-cgroup without a job cgroup failed"; }
 cat cg.err
-[ "$rc" = 2 ] && grep -q -- "--job-cgroup" cg.err || fail "--job-cgroup without a job cgroup: rc $rc"
+grep -q -- "--job-cgroup: no job_[0-9]* in this process's cgroup" cg.err || fail "--job-cgroup: no warning"
+f=$(ls cg.*.data)
+[ "$(json_field "$f.json" mode)" = ranks ] || { cat "$f.json"; fail "--job-cgroup fallback: mode"; }
+check_perf_file "$f"
 
 # 4. scancel a running job: SIGTERM, merge, exit well inside KillWait.
 cat >long.sh <<EOF
@@ -129,7 +132,8 @@ check_job_file "$f" "$id" 2
 [ "$(json_field "$f.json" stop_signal)" = SIGTERM ] || { cat "$f.json"; fail "$f.json: stop_signal"; }
 echo "scancel: ok ($f, SIGTERM to exit $dt s) at $(at)"
 
-# 5. SIGKILL the recorder: its shards stay; merge --recover makes a perf.data.
+# 5. SIGKILL the recorder: its shards stay (node-local: in $TMPDIR); the
+#    command .json gives from the start, run as printed, makes the perf.data.
 id=$(sbatch --parsable long.sh)
 pid=$(wait_recorder "$id")
 sleep 1.5
@@ -142,10 +146,14 @@ running "$app0" "$st0" && fail "rank 0's app $app0 outlived its SIGKILLed record
 scancel "$id"
 wait_job_gone "$id"
 f=perf.$id.$node.$pid.data
-[ -d "$f.shards" ] && [ ! -e "$f" ] || fail "SIGKILL: want $f.shards and no $f"
-"$SHARDREC" merge --recover "$f.shards" 2>recover.err || { cat recover.err; fail "merge --recover failed"; }
+d=$TMPDIR/shardrec-job.0.$id.0.$node.shards/$f.shards
+[ -d "$d" ] && [ ! -e "$f" ] || fail "SIGKILL: want $d and no $f"
+[ "$(json_field "$f.json" status)" = recording ] || { cat "$f.json"; fail "$f.json: status"; }
+cmd=$(json_field "$f.json" merge_command)
+[ "$cmd" = "shardrec merge --recover $d -o $f" ] || fail "$f.json: merge_command '$cmd'"
+eval "\"\$SHARDREC\" ${cmd#shardrec }" 2>recover.err || { cat recover.err; fail "$cmd failed"; }
 cat recover.err
 check_perf_file "$f"
 [ "$(rank_apps "$f" "$id")" = 2 ] || fail "$f: want samples of both ranks' apps"
-echo "SIGKILL + merge --recover: ok ($f) at $(at)"
+echo "SIGKILL + the .json's merge_command: ok ($f) at $(at)"
 echo "slurm test: $(($(date +%s) - t_start)) s"

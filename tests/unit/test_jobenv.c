@@ -231,7 +231,9 @@ static void test_rendezvous(void **state)
 {
 	char key[64], tmpl[] = "/tmp/test_jobenv.XXXXXX", err[256];
 	unsigned reg, alive;
+	struct rdv_rank *v;
 	struct rdv r, r2;
+	size_t nr;
 	pid_t child;
 	int status;
 
@@ -239,9 +241,9 @@ static void test_rendezvous(void **state)
 	assert_non_null(mkdtemp(tmpl));
 	setenv("TMPDIR", tmpl, 1);
 	snprintf(key, sizeof(key), "unit.%d", (int)getpid());
-	assert_int_equal(rdv__open(&r, key, err, sizeof(err)), 0);
+	assert_int_equal(rdv__open(&r, NULL, key, err, sizeof(err)), 0);
 	assert_int_equal(rdv__wait_ready(&r, 30), -ETIMEDOUT);
-	assert_int_equal(rdv__register(&r, 1), 0);
+	assert_int_equal(rdv__register(&r, 1, 7, 0), 0);
 	assert_int_equal(rdv__scan(&r, &reg, &alive), 0);
 	assert_int_equal(reg, 1);
 	assert_int_equal(alive, 1);
@@ -249,13 +251,30 @@ static void test_rendezvous(void **state)
 	assert_true(child >= 0);
 	if (!child) {
 		/* A second rank: registered, then exits. */
-		_exit(rdv__open(&r2, key, err, sizeof(err)) || rdv__register(&r2, 2));
+		_exit(rdv__open(&r2, NULL, key, err, sizeof(err)) || rdv__register(&r2, 2, 8, 0) ||
+		      rdv__register(&r2, 2, 8, 4242) || rdv__put_exit(&r2, 2, 130));
 	}
 	assert_int_equal(waitpid(child, &status, 0), child);
 	assert_int_equal(status, 0);
 	assert_int_equal(rdv__scan(&r, &reg, &alive), 0);
 	assert_int_equal(reg, 2);
 	assert_int_equal(alive, 1);
+	/* The rank map: by local rank, the app's pid and status once said. */
+	assert_int_equal(rdv__ranks(&r, &v, &nr), 0);
+	assert_int_equal(nr, 2);
+	assert_int_equal(v[0].local_rank, 1);
+	assert_int_equal(v[0].rank, 7);
+	assert_int_equal(v[0].pid, getpid());
+	assert_int_equal(v[0].app_pid, 0);
+	assert_true(v[0].alive);
+	assert_int_equal(v[0].exit_status, -1);
+	assert_int_equal(v[1].local_rank, 2);
+	assert_int_equal(v[1].rank, 8);
+	assert_int_equal(v[1].pid, child);
+	assert_int_equal(v[1].app_pid, 4242);
+	assert_false(v[1].alive);
+	assert_int_equal(v[1].exit_status, 130);
+	free(v);
 	assert_int_equal(rdv__set_ready(&r, false), 0);
 	assert_int_equal(rdv__wait_ready(&r, 0), RDV_UNRECORDED);
 	assert_int_equal(rdv__set_ready(&r, true), 0);
@@ -267,6 +286,37 @@ static void test_rendezvous(void **state)
 	assert_int_equal(rmdir(tmpl), 0);
 	assert_int_equal(rdv__proc_start(child), 0);
 	assert_true(rdv__proc_start(getpid()) > 0);
+}
+
+/* A node is the job's alone only when Slurm gave it every online CPU. */
+static void test_exclusive(void **state)
+{
+	const char *shared[] = {"SLURM_JOB_ID=7", "SLURM_STEP_ID=0", "SLURM_LOCALID=0",
+				"SLURM_CPUS_ON_NODE=2", NULL};
+	const char *nojob[] = {"OMPI_COMM_WORLD_LOCAL_RANK=0", NULL};
+	struct jobenv e;
+
+	(void)state;
+	assert_int_equal(jobenv__read(&e, tab_get, (void *)shared), 0);
+	assert_int_equal(e.cpus_on_node, 2);
+	assert_false(jobenv__exclusive(&e, 4));
+	assert_true(jobenv__exclusive(&e, 2));
+	assert_false(jobenv__exclusive(&e, 0));
+	assert_int_equal(jobenv__read(&e, tab_get, (void *)nojob), 0);
+	assert_false(jobenv__exclusive(&e, 1));
+}
+
+/* The node-local directory: $SLURM_TMPDIR, $TMPDIR, /tmp. */
+static void test_local_dir(void **state)
+{
+	const char *both[] = {"SLURM_TMPDIR=/local/job7", "TMPDIR=/scratch", NULL};
+	const char *tmp[] = {"SLURM_TMPDIR=", "TMPDIR=/scratch", NULL};
+	const char *none[] = {NULL};
+
+	(void)state;
+	assert_string_equal(jobenv__local_dir(tab_get, (void *)both), "/local/job7");
+	assert_string_equal(jobenv__local_dir(tab_get, (void *)tmp), "/scratch");
+	assert_string_equal(jobenv__local_dir(tab_get, (void *)none), "/tmp");
 }
 
 int main(void)
@@ -283,6 +333,8 @@ int main(void)
 		cmocka_unit_test(test_job_cgroup),
 		cmocka_unit_test(test_kill_wait),
 		cmocka_unit_test(test_rendezvous),
+		cmocka_unit_test(test_exclusive),
+		cmocka_unit_test(test_local_dir),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
