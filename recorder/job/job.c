@@ -521,10 +521,11 @@ static int job__record(struct job *j)
 	do
 		code = job__session(j);
 	while (!j->ready && code != 127 && job__fall_back(j, log__last_error()));
-	if (code == 127 && !j->ready)
-		j->mode = JOB_NONE;
+	/* 127: the app cannot run; it is tried once more, unrecorded, and says so again. */
+	if (!j->ready && j->mode != JOB_NONE)
+		job__give_up(j, log__last_error());
 	if (!j->ready)
-		code = code == 127 ? code : job__unrecorded(j);
+		code = job__unrecorded(j);
 	else if (j->status == JOB_RECORDING)
 		j->status = JOB_FAILED; /* the merge failed: its error said how to retry */
 	if (j->ready) {

@@ -91,6 +91,8 @@ void job__choose_mode(struct job *j);
  * when there is one (j->mode, j->o changed), false for JOB_NONE.
  */
 bool job__fall_back(struct job *j, const char *why);
+/* Nothing can be recorded: JOB_NONE, @why the reason. */
+void job__give_up(struct job *j, const char *why);
 /*
  * JOB_RANKS: waits (bounded) until the node's other ranks registered and
  * makes their processes j->o's -p list, the app recorded too. 0 / -ENOMEM.

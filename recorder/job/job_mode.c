@@ -131,11 +131,16 @@ void job__choose_mode(struct job *j)
 		 ": the node's ranks themselves");
 }
 
+void job__give_up(struct job *j, const char *why)
+{
+	job__set_target(j, JOB_NONE);
+	snprintf(j->reason, sizeof(j->reason), "%s", why[0] ? why : "recording failed");
+}
+
 bool job__fall_back(struct job *j, const char *why)
 {
 	if (j->mode != JOB_SYSTEM_WIDE && j->mode != JOB_CGROUP) {
-		job__set_target(j, JOB_NONE);
-		snprintf(j->reason, sizeof(j->reason), "%s", why[0] ? why : "recording failed");
+		job__give_up(j, why);
 		return false;
 	}
 	pr_warn("job: %s recording failed on %s: recording the node's ranks instead",
