@@ -274,7 +274,7 @@ static int jobview__load(struct jobview *jv, int argc, char **argv, int first)
 	return ret ? 1 : 0;
 }
 
-static void jobview__release(struct jobview *jv)
+void jobview__release(struct jobview *jv)
 {
 	for (size_t i = 0; i < jv->nr_syms; i++)
 		free(jv->syms[i].node);

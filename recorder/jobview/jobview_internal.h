@@ -170,4 +170,9 @@ double jv_jobsym__node_pct(const struct jv_jobsym *s, const struct jv_node *n, s
 /* All of it as one JSON object, for scripts. */
 void jobview__fprint_json(FILE *f, const struct jobview *jv);
 
+/* ---- jobview.c ---- */
+
+/* Frees what @jv holds (nodes, gathered symbols and ranks); @jv itself is the caller's. */
+void jobview__release(struct jobview *jv);
+
 #endif

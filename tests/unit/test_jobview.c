@@ -166,14 +166,7 @@ static void add_json(struct jobview *jv, const char *name, const char *text)
 
 static void release(struct jobview *jv)
 {
-	for (size_t i = 0; i < jv->nr_syms; i++)
-		free(jv->syms[i].node);
-	free(jv->syms);
-	free(jv->ranks);
-	free(jv->rank_node);
-	for (size_t i = 0; i < jv->nr_nodes; i++)
-		jv_node__release(&jv->nodes[i]);
-	free(jv->nodes);
+	jobview__release(jv);
 	memset(jv, 0, sizeof(*jv));
 }
 
