@@ -13,9 +13,13 @@
 #      runs its ranks unrecorded with a warning; the other nodes record.
 #   4. the same job submitted by an ordinary user (perf_event_paranoid 2, no
 #      capabilities), output on the shared directory, shards on each node's
-#      own tmpfs (SLURM_TMPDIR): every node records its own ranks (mode
-#      "ranks"), no shard file is ever created in the shared directory
-#      (inotify), each node's shards were on its own local disk.
+#      own tmpfs (SLURM_TMPDIR): node1 and node3 record their own ranks
+#      (mode "ranks"), node2, asked for a kernel-only event the user may not
+#      record, runs its ranks unrecorded and its .json says why; no shard
+#      file is ever created in the shared directory (inotify), each node's
+#      shards were on its own local disk.
+#   5. that user with a CAP_PERFMON copy (setcap) on a node the job has
+#      alone (sbatch --exclusive): the whole node is recorded.
 # The nodes share one kernel, so "system-wide" would see every node's
 # tasks: each rank passes its node's cgroup (-G) to confine its recorder to
 # the node, as -a confines it to a real node. Exits 77 when Slurm, munge or
@@ -252,9 +256,16 @@ cat >shared/user.sh <<EOF
 #SBATCH --ntasks-per-node=2
 #SBATCH -o job-%j.out
 export SLURM_TMPDIR=$CLUSTER_LOCAL
-srun $TMP/bin/shardrec job -- sh -c 'echo \$\$ >"app.\$SLURM_JOB_ID.\$SLURMD_NODENAME.\$SLURM_PROCID.pid"; exec "\$0" "\$@"' $TMP/bin/hot 500
+srun $TMP/shared/urank.sh
 EOF
-chmod 0755 shared/user.sh
+# A rank: node2 asks for a kernel-only event, which the user may not record.
+cat >shared/urank.sh <<EOF
+#!/bin/sh
+ev=
+[ "\$SLURMD_NODENAME" = node2 ] && ev="-e cpu-clock:k"
+exec $TMP/bin/shardrec job \$ev -- sh -c 'echo \$\$ >"app.\$SLURM_JOB_ID.\$SLURMD_NODENAME.\$SLURM_PROCID.pid"; exec "\$0" "\$@"' $TMP/bin/hot 500
+EOF
+chmod 0755 shared/user.sh shared/urank.sh
 # Every file created in the shared directory, and on each node's local disk
 # (watched from inside that node's mount namespace).
 inotifywait -q -m -r -e create -e moved_to --format '%w%f' shared >shared.log 2>&1 &
@@ -274,8 +285,17 @@ sleep 0.3
 kill "${watchers[@]}" 2>/dev/null || true
 cat "shared/job-$id.out"
 echo "user job $id done in $(ms_since "$t0") ms"
-mv shared/app."$id".*.pid .
-for n in "${CLUSTER_NODES[@]}"; do
+mv shared/app."$id".node[13].*.pid .
+f=shared/perf.$id.node2.data
+[ ! -e "$f" ] && [ "$(json_field "$f.json" status)" = unrecorded ] || { cat "$f.json"; fail "node2: not unrecorded"; }
+grep -q '"reason": "cpu-clock:k: kernel-only event needs CAP_PERFMON' "$f.json" || { cat "$f.json"; fail "node2: reason"; }
+[ "$(json_field "$f.json" exit_status)" = 0 ] && [ "$(grep -c '"exit_status": 0, "recorded": false' "$f.json")" = 2 ] ||
+	{ cat "$f.json"; fail "node2: exit statuses"; }
+[ "$(ls app."$id".node2.*.pid 2>/dev/null | wc -l)" = 0 ] && [ "$(ls shared/app."$id".node2.*.pid | wc -l)" = 2 ] ||
+	fail "node2's apps did not run"
+grep -q "shardrec job $id.0 node2 rank [0-9]: unrecorded: cpu-clock:k" "shared/job-$id.out" || fail "node2: no unrecorded line"
+echo "user job: node2: unrecorded ($(json_field "$f.json" exit_status)), its ranks ran"
+for n in node1 node3; do
 	f=shared/perf.$id.$n.data
 	[ -f "$f" ] && [ "$(stat -c %U "$f")" = "$user" ] || fail "$f missing or not $user's"
 	[ "$(json_field "$f.json" mode)" = ranks ] && [ "$(json_field "$f.json" status)" = recorded ] ||
@@ -302,4 +322,29 @@ grep -q "/perf\.$id\.node1\.data$" shared.log || { cat shared.log; fail "inotify
 ! grep -E '\.shards|/shard\.' shared.log || fail "shard files were created in the shared directory"
 [ -z "$(ls -A "$CLUSTER_LOCAL")" ] || fail "the host's $CLUSTER_LOCAL was written"
 echo "ordinary user's job: ok at $(at)"
+
+# 5. The same user with a CAP_PERFMON copy, alone on its node: system-wide.
+cp "$SHARDREC" bin/capped
+setcap cap_perfmon,cap_ipc_lock,cap_syslog,cap_sys_nice+ep bin/capped
+cat >shared/excl.sh <<EOF
+#!/bin/sh
+#SBATCH -N 1
+#SBATCH --exclusive
+#SBATCH --ntasks-per-node=2
+#SBATCH -o excl-%j.out
+export SLURM_TMPDIR=$CLUSTER_LOCAL
+srun $TMP/bin/capped job -o excl.%j.data -- sh -c 'echo \$\$ >"app.\$SLURM_JOB_ID.\$SLURM_PROCID.pid"; exec "\$0" "\$@"' $TMP/bin/hot 300
+EOF
+chmod 0755 shared/excl.sh
+id=$(cd shared && cluster_ctl setpriv --reuid="$user" --regid="$user" --clear-groups \
+	env -u TMPDIR sbatch --parsable excl.sh) || fail "sbatch --exclusive as $user failed"
+wait_job_gone "$id"
+cat "shared/excl-$id.out"
+f=shared/excl.$id.data
+[ "$(json_field "$f.json" mode)" = system-wide ] || { cat "$f.json"; fail "CAP_PERFMON, --exclusive: mode"; }
+cp "$f" "excl.$id.data"
+check_perf_file "excl.$id.data"
+sample_pids "excl.$id.data" >/dev/null
+[ "$(apps_in "excl.$id.data" shared/app."$id".*.pid)" = 2 ] || fail "$f: want samples of the 2 ranks' apps"
+echo "CAP_PERFMON, sbatch --exclusive: mode system-wide ($(json_field "$f.json" reason))"
 echo "slurm nodes test: $(at)"
