@@ -500,7 +500,7 @@ static int session__merge(struct session *s)
 
 static int session__finish(struct session *s)
 {
-	bool writer_failed = false, size_limited = false;
+	bool writer_failed = false;
 	int ret;
 
 	evlist__disable(&s->evl);
@@ -511,7 +511,6 @@ static int session__finish(struct session *s)
 	session__stop_writers(s);
 	for (size_t g = 0; g < s->nr_writers; g++) {
 		writer_failed |= writer__stats(s->writers[g])->err != 0;
-		size_limited |= writer__stats(s->writers[g])->size_limited;
 	}
 	/*
 	 * `shardrec job` on SIGTERM (walltime, scancel): merge first, then wait
@@ -534,9 +533,11 @@ static int session__finish(struct session *s)
 	/* A writer that stopped early makes the recording incomplete, whatever stopped it. */
 	if (writer_failed)
 		pr_err("the recording is incomplete: a writer stopped early (see above)");
-	/* --max-size: valid but incomplete, even though we ended the command. */
-	if (size_limited)
-		return 2;
+	/*
+	 * --max-size is no failure: the file is what was asked for. As with
+	 * perf record, the status is then the command's, which was stopped for
+	 * it (SIGTERM: 143, or what its handler exits with), else 0.
+	 */
 	if (s->stop_signal && !s->have_workload)
 		return writer_failed ? 2 : 0;
 	if (s->have_workload && workload__exit_code(&s->wl))

@@ -114,8 +114,8 @@ static bool session__should_stop(struct session *s)
 	}
 	if (s->o->max_size &&
 	    atomic_load_explicit(&s->shard_bytes, memory_order_relaxed) > s->o->max_size) {
-		pr_info("[ shardrec record: size limit reached (%llu KB), stopping session ]",
-			(unsigned long long)(s->o->max_size >> 10));
+		pr_info("[ shardrec record: size limit reached (%llu bytes, %.1f KiB), stopping "
+			"session ]", (unsigned long long)s->o->max_size, s->o->max_size / 1024.0);
 		return true;
 	}
 	/* `shardrec job` also waits for the node's other ranks. */

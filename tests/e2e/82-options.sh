@@ -106,13 +106,27 @@ awk '/PERF_RECORD_COMM exec/ && !e { e = $2 + 0 }
 	fail "-D 300 ignored: samples within 250 ms of the exec"
 grep -q "^ *matrix .*cpu-clock" delay.txt || fail "-D: samples not attributed to matrix (tracking lost)"
 
-# --max-size: stops a 10 s recording early, output still valid.
+# --max-size: stops a 10 s recording early, output still valid, exit 0 as
+# perf record's at its limit (a `set -e` job script must not fail on it).
 start=$(date +%s%N)
+rc=0
 "$SHARDREC" record -a --max-size 1M --call-graph dwarf,4096 -e cpu-clock -o max.data -- \
-	"$M" -s 10 >/dev/null 2>max.err || true
+	"$M" -s 10 >/dev/null 2>max.err || rc=$?
 ms=$((($(date +%s%N) - start) / 1000000))
 cat max.err
-grep -q "size limit reached" max.err || fail "--max-size: no stop message"
+grep -q "size limit reached (1048576 bytes, 1024.0 KiB)" max.err || fail "--max-size: no stop message"
+prc=0
+"$PERF" record -q -a --max-size 1M --call-graph dwarf,4096 -e cpu-clock -o perf-max.data -- \
+	"$M" -s 10 >/dev/null 2>&1 || prc=$?
+[ "$rc" = "$prc" ] || fail "--max-size: exit $rc, perf record's $prc (the command's, stopped for it)"
+# A command that exits 0 on the SIGTERM that stops it: 0 for both (never 2,
+# which also means bad usage: a set -e job script must not fail on a good file).
+TERM0=(sh -c 'trap "exit 0" TERM; while :; do :; done')
+rc=0
+"$SHARDREC" record -q --max-size 64K -o max0.data -- "${TERM0[@]}" || rc=$?
+prc=0
+"$PERF" record -q --max-size 64K -o perf-max0.data -- "${TERM0[@]}" >/dev/null 2>&1 || prc=$?
+[ "$rc" = 0 ] && [ "$prc" = 0 ] || fail "--max-size, command exits 0: exit $rc, perf record's $prc"
 [ "$ms" -lt 6000 ] || fail "--max-size ignored: ran $ms ms"
 perf_clean "report --stats" report --stats -i max.data
 perf_clean inject inject -i max.data -o /dev/null
