@@ -12,6 +12,7 @@
 #include "recorder/merge/loss.h"
 #include "recorder/merge/merge.h"
 #include "recorder/util/privs.h"
+#include "recorder/util/shell.h"
 #include "recorder/cli/cli_record.h"
 #include "recorder/events/record_opts.h"
 #include "recorder/capture/session.h"
@@ -131,7 +132,7 @@ static int cmd_merge(int argc, char **argv)
 	};
 	struct progress prog;
 	struct merge_stats st;
-	char out[4096], err[1024];
+	char out[4096], target[4096], err[1024];
 	bool quiet = false;
 	int c, ret;
 
@@ -162,6 +163,18 @@ static int cmd_merge(int argc, char **argv)
 		signal(SIGPIPE, SIG_IGN);
 		mo.pipe = true;
 		mo.pipe_fd = STDOUT_FILENO;
+	} else {
+		/* -o as record (and perf) treat it: through a link to nothing, a directory moved. */
+		ret = merge__resolve_output(mo.output, target, sizeof(target));
+		if (ret) {
+			pr_err("merge: -o %s: %s", mo.output, strerror(-ret));
+			return 1;
+		}
+		mo.output = target;
+		if (merge__prepare_output(mo.output, err, sizeof(err))) {
+			pr_err("merge: %s", err);
+			return 1;
+		}
 	}
 	if (!quiet) {
 		progress__init(&prog, "merging", stderr);
@@ -198,6 +211,16 @@ static int cmd_merge(int argc, char **argv)
 				"tail files and %llu damaged feature sections",
 				(unsigned long long)st.dropped_records,
 				(unsigned long long)st.dropped_features);
+		/*
+		 * The output is durable (fsynced, then named): record would remove
+		 * the shards now; here they are the user's, and a later record -o
+		 * refuses while they are there, so say how they go.
+		 */
+		if (!quiet) {
+			shell__quote(mo.dir, out, sizeof(out));
+			fprintf(stderr, "[ shardrec merge: %s is no longer needed: rm -r %s ]\n",
+				mo.dir, out);
+		}
 	}
 	merge_stats__release(&st);
 	return ret ? 1 : 0;

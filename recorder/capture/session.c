@@ -730,6 +730,8 @@ int session__record(struct record_opts *o)
 
 	ret = session__signals(&s);
 	if (!ret)
+		ret = session__output(&s);
+	if (!ret)
 		ret = session__open_pipe(&s);
 	if (!ret)
 		ret = session__setup(&s);

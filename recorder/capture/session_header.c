@@ -59,6 +59,23 @@ static int session__check_output_dir(struct session *s)
 	return err;
 }
 
+int session__output(struct session *s)
+{
+	int ret;
+
+	if (!strcmp(s->o->output, "-") || s->o->dry_run)
+		return 0;
+	if (privs__mode() != PRIVS_CAPS) {
+		ret = merge__resolve_output(s->o->output, s->output, sizeof(s->output));
+		if (ret) {
+			snprintf(s->err, sizeof(s->err), "-o %s: %s", s->o->output, strerror(-ret));
+			return ret;
+		}
+		s->o->output = s->output;
+	}
+	return merge__prepare_output(s->o->output, s->err, sizeof(s->err));
+}
+
 int session__mkdir(struct session *s)
 {
 	int ret;

@@ -75,10 +75,17 @@ struct session {
 	bool synth_warned;    /* rotation: the task synthesis' warnings are said */
 	struct pipe_out pipe;   /* -o -: the stream; fd -1 otherwise */
 	bool bad_usage;       /* setup failed on the command line's meaning: exit 2 */
+	char output[PATH_MAX]; /* -o as perf would write it (session__output) */
 	char err[1024];
 };
 
 int session__mkdir(struct session *s);
+/*
+ * -o as perf record treats it, before anything is opened: a link to
+ * nothing is written through (not by a privileged install: privs_open.h),
+ * a directory is moved to FILE.old. 0 / -errno with s->err.
+ */
+int session__output(struct session *s);
 /* The directory -o's file is in ("./" for a bare name, "/" for "/f"), into @dir. */
 void session__output_dir(const struct session *s, char *dir, size_t len);
 int session__write_header(struct session *s);

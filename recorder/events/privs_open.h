@@ -50,9 +50,10 @@ int privs__check(const struct privs_env *env, const struct privs_req *req, struc
 		 size_t warnlen);
 
 /*
- * Refuses an output path that is a symbolic link (a planted link in a
- * shared directory must not decide where the recording goes). 0 when the
- * path is absent or not a link; -ELOOP with one line in @err.
+ * A privileged install (file capabilities) refuses an output path that is
+ * a symbolic link: a planted link in a shared directory must not decide
+ * where its recording goes. 0 when the path is absent or not a link, and
+ * for a plain install (it follows perf's rules); -ELOOP with one line in @err.
  */
 int privs__check_output(const char *path, char *err, size_t errlen);
 

@@ -12,6 +12,7 @@
 #include "recorder/util/fs.h"
 #include "recorder/util/log.h"
 #include "recorder/util/privs.h"
+#include "recorder/util/shell.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -359,8 +360,8 @@ static void job__set_merge_cmd(struct job *j, const char *shard_dir)
 	char dir[PATH_MAX + 64], out[PATH_MAX + 64];
 
 	snprintf(j->shard_dir, sizeof(j->shard_dir), "%s", shard_dir);
-	shell_word(shard_dir, dir, sizeof(dir));
-	shell_word(j->output, out, sizeof(out));
+	shell__quote(shard_dir, dir, sizeof(dir));
+	shell__quote(j->output, out, sizeof(out));
 	snprintf(j->merge_cmd, sizeof(j->merge_cmd), "shardrec merge --recover %s -o %s", dir, out);
 }
 

@@ -109,7 +109,5 @@ int job__rank_pids(struct job *j);
 void job__write_json(struct job *j, int code);
 /* The summary line at the end (with -q too when something went wrong). */
 void job__summary(struct job *j, int code);
-/* @s as one shell word in @out: as is when plain, else in single quotes. */
-void shell_word(const char *s, char *out, size_t len);
 
 #endif

@@ -19,28 +19,6 @@
 #include <time.h>
 #include <unistd.h>
 
-void shell_word(const char *s, char *out, size_t len)
-{
-	static const char plain[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-				    "0123456789_./%+,:@=-";
-	size_t n = 0;
-
-	if (*s && strspn(s, plain) == strlen(s)) {
-		snprintf(out, len, "%s", s);
-		return;
-	}
-	for (out[n++] = '\''; *s && n + 5 < len; s++) {
-		if (*s == '\'') {
-			memcpy(out + n, "'\\''", 4); /* close, an escaped quote, reopen */
-			n += 4;
-		} else {
-			out[n++] = *s;
-		}
-	}
-	out[n++] = '\'';
-	out[n] = '\0';
-}
-
 static void json_str(FILE *f, const char *key, const char *v, const char *sep)
 {
 	fprintf(f, "  \"%s\": ", key);

@@ -115,7 +115,29 @@ struct merge_stats {
 int merge__run(const struct merge_opts *o, struct merge_stats *st, char *err, size_t errlen);
 void merge_stats__release(struct merge_stats *st);
 
-/* Replaces @path by a finished file @tmp: an existing @path becomes @path.old, like perf. */
+/*
+ * Replaces @path by a finished file @tmp: an existing file at @path, or a
+ * symbolic link there, becomes @path.old, like perf's check_backup.
+ */
 int merge__publish(const char *tmp, const char *path);
+
+/*
+ * Where perf record would write @path, into @out: a symbolic link to
+ * nothing, or to an empty file, is written through (perf opens the name
+ * with O_CREAT, after a backup that skips empty and missing files), so
+ * perf.data -> /scratch/x.data fills /scratch; any other @path is itself.
+ * 0 / -errno (-ENAMETOOLONG).
+ */
+int merge__resolve_output(const char *path, char *out, size_t len);
+
+/*
+ * Before recording into @path, perf's check_backup where it matters: a
+ * directory at @path (what perf record --threads leaves) becomes
+ * @path.old now, an old @path.old going first when it is perf's (a file,
+ * or a directory of data and data.N files); for a file at @path, which
+ * merge__publish moves at the end, a @path.old that could not go then is
+ * said now. 0 / -errno with one line in @err.
+ */
+int merge__prepare_output(const char *path, char *err, size_t errlen);
 
 #endif

@@ -491,17 +491,126 @@ void merge_stats__release(struct merge_stats *st)
 	st->samples_per_event = NULL;
 }
 
+/* perf's rm_rf_perf_data: a directory of data and data.N files only. */
+static bool perf_data_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	bool ours = d != NULL;
+
+	while (ours && (e = readdir(d))) {
+		const char *n = e->d_name;
+
+		ours = !strcmp(n, ".") || !strcmp(n, "..") || !strcmp(n, "data") ||
+		       (!strncmp(n, "data.", 5) && n[5] && strspn(n + 5, "0123456789") == strlen(n + 5));
+	}
+	if (d)
+		closedir(d);
+	return ours;
+}
+
+static int remove_perf_data_dir(const char *dir)
+{
+	char path[4096 + 64];
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return -errno;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			unlink(path);
+		}
+	closedir(d);
+	return rmdir(dir) ? -errno : 0;
+}
+
+/*
+ * FILE.old out of the way of a rename onto it, as perf's check_backup
+ * does with rm_rf_perf_data: a file is simply replaced by the rename, a
+ * directory goes when it is perf's, else -ENOTEMPTY.
+ */
+static int clear_old(const char *old)
+{
+	struct stat sb;
+
+	if (lstat(old, &sb) || !S_ISDIR(sb.st_mode))
+		return 0;
+	return perf_data_dir(old) ? remove_perf_data_dir(old) : -ENOTEMPTY;
+}
+
 int merge__publish(const char *tmp, const char *path)
 {
 	char old[4096];
 	struct stat sb;
 
-	if (!lstat(path, &sb) && S_ISREG(sb.st_mode)) {
+	if (!lstat(path, &sb) && (S_ISREG(sb.st_mode) || S_ISLNK(sb.st_mode))) {
+		int ret;
+
 		snprintf(old, sizeof(old), "%s.old", path);
+		ret = clear_old(old);
+		if (ret)
+			return ret;
 		if (rename(path, old))
 			return -errno;
 	}
 	if (rename(tmp, path))
 		return -errno;
 	return 0;
+}
+
+int merge__resolve_output(const char *path, char *out, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	char target[4096];
+	struct stat sb;
+	ssize_t n;
+	int w;
+
+	if (lstat(path, &sb) || !S_ISLNK(sb.st_mode) ||
+	    (!stat(path, &sb) && !(S_ISREG(sb.st_mode) && !sb.st_size)))
+		return snprintf(out, len, "%s", path) < (int)len ? 0 : -ENAMETOOLONG;
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n < 0)
+		return -errno;
+	target[n] = '\0';
+	/* A relative target is relative to the link's directory. */
+	if (target[0] == '/' || !slash)
+		w = snprintf(out, len, "%s", target);
+	else
+		w = snprintf(out, len, "%.*s%s", (int)(slash - path) + 1, path, target);
+	return w >= 0 && w < (int)len ? 0 : -ENAMETOOLONG;
+}
+
+int merge__prepare_output(const char *path, char *err, size_t errlen)
+{
+	char old[4096];
+	struct stat sb, ob;
+	int ret = 0;
+
+	if (lstat(path, &sb))
+		return 0;
+	if (snprintf(old, sizeof(old), "%s.old", path) >= (int)sizeof(old))
+		return -ENAMETOOLONG;
+	/* A file or link is moved at the merge (merge__publish): FILE.old must be clearable then. */
+	if (!S_ISDIR(sb.st_mode) && (stat(path, &sb) || !S_ISDIR(sb.st_mode))) {
+		if (!lstat(old, &ob) && S_ISDIR(ob.st_mode) && !perf_data_dir(old))
+			ret = -ENOTEMPTY;
+	} else {
+		/* A directory renames onto a directory only: an old file goes first. */
+		if (!lstat(old, &ob) && !S_ISDIR(ob.st_mode))
+			ret = unlink(old) ? -errno : 0;
+		if (!ret)
+			ret = clear_old(old);
+		if (!ret && rename(path, old))
+			ret = -errno;
+	}
+	if (ret == -ENOTEMPTY)
+		snprintf(err, errlen, "%s is a directory holding more than perf data: cannot move %s "
+			 "out of the way (remove %s or choose another -o)", old, path, old);
+	else if (ret)
+		snprintf(err, errlen, "%s is a directory: cannot move it to %s: %s", path, old,
+			 strerror(-ret));
+	return ret;
 }
