@@ -13,6 +13,7 @@
 #include "recorder/merge/merge.h"
 #include "recorder/util/privs.h"
 #include "recorder/util/shell.h"
+#include "recorder/util/suggest.h"
 #include "recorder/cli/cli_record.h"
 #include "recorder/events/record_opts.h"
 #include "recorder/capture/session.h"
@@ -413,6 +414,37 @@ static int cmd_help(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * An unknown command: perf's analysis commands are perf's (shardrec writes
+ * what they read); a typo gets git's "did you mean".
+ */
+static int unknown_command(const char *cmd)
+{
+	static const char *const commands[] = {"record", "job", "jobview", "merge", "loss",
+					       "topology", "list", "help", "version"};
+	static const char *const readers[] = {"report", "script", "annotate", "inject", "diff",
+					      "buildid-list", "evlist", "c2c", "mem", "sched",
+					      "trace", "kmem", "lock", "timechart", "data"};
+	const char *near = suggest__closest(cmd, commands, sizeof(commands) / sizeof(commands[0]));
+
+	for (size_t i = 0; i < sizeof(readers) / sizeof(readers[0]); i++)
+		if (!strcmp(cmd, readers[i])) {
+			pr_err("'%s' is perf's: shardrec records, perf reads what it wrote (perf %s "
+			       "-i perf.data)", cmd, cmd);
+			return 2;
+		}
+	if (!strcmp(cmd, "stat") || !strcmp(cmd, "top")) {
+		pr_err("'%s' is perf's: shardrec records perf.data files (perf %s counts or shows "
+		       "events live)", cmd, cmd);
+		return 2;
+	}
+	if (near)
+		pr_err("unknown command '%s': did you mean '%s'? (see shardrec help)", cmd, near);
+	else
+		pr_err("unknown command '%s' (see shardrec help)", cmd);
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
@@ -455,6 +487,5 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h"))
 		return cmd_help(argc - 1, argv + 1);
-	pr_err("unknown command '%s' (see shardrec help)", cmd);
-	return 2;
+	return unknown_command(cmd);
 }

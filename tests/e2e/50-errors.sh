@@ -19,6 +19,11 @@ expect() {
 }
 
 expect 2 "unknown" -- record --no-such-flag -o x.data -- true
+# A mistyped command gets git's "did you mean"; perf's readers are perf's.
+expect 2 "unknown command 'recrod': did you mean 'record'\\?" -- recrod -o x.data -- true
+expect 2 "unknown command 'frobnicate' \\(see shardrec help\\)" -- frobnicate
+expect 2 "'report' is perf's: .*perf report -i perf.data" -- report -i x.data
+expect 2 "'stat' is perf's" -- stat -- true
 expect 2 "needs a value" -- record -o x.data -e
 # Bad usage exits 2, whether getopt or the setup finds it (README).
 expect 2 "no-such-event" -- record -e no-such-event -o x.data -- true
