@@ -264,7 +264,8 @@ static void print_high_water(size_t g, const struct writer_stats *st, const stru
 
 static void print_writers(struct session *s)
 {
-	static const char *const aff[] = {"group cpus", "sys", "node", "cpu"};
+	/* What --affinity takes, the default named as the value it equals. */
+	static const char *const aff[] = {"cpu (the default)", "sys", "node", "cpu"};
 	char cpus[256], ring[300];
 
 	pr_info("writers: --affinity=%s, woken at %u ring bytes (--mmap-flush)", aff[s->o->affinity],
@@ -350,8 +351,15 @@ void session__print_summary(struct session *s, const struct merge_stats *ms, con
 		print_writers(s);
 	if (s->o->quiet)
 		return;
-	pr_info("[ shardrec record: %zu writer%s, merged %.3f MB of shards in %.2f s ]",
-		s->nr_writers, s->nr_writers == 1 ? "" : "s", ms->bytes_in / 1e6, ms->seconds);
+	/* -o -: the merge streamed during the whole run; its time is the run's, not a merge's. */
+	if (s->pipe.fd >= 0)
+		pr_info("[ shardrec record: %zu writer%s, streamed %.3f MB of shards while recording "
+			"(%.2f s) ]", s->nr_writers, s->nr_writers == 1 ? "" : "s",
+			ms->bytes_in / 1e6, ms->seconds);
+	else
+		pr_info("[ shardrec record: %zu writer%s, merged %.3f MB of shards in %.2f s ]",
+			s->nr_writers, s->nr_writers == 1 ? "" : "s", ms->bytes_in / 1e6,
+			ms->seconds);
 	pr_info("[ shardrec record: Captured and wrote %.3f MB %s (%llu samples), %llu lost "
 		"records, %llu lost samples ]",
 		ms->bytes_out / 1e6, output, (unsigned long long)ms->samples,
@@ -491,6 +499,10 @@ static int session__merge(struct session *s)
 			pr_info("[ shardrec record: shards kept in %s ]", s->dir);
 		if (s->o->hooks && s->o->hooks->merged)
 			s->o->hooks->merged(s->o->hooks->arg, &ms, s->stop_signal);
+		/* perf record's build-id cache (-z, --buildid-all: the file says); silent as perf's */
+		if (!pipe && !s->o->no_buildid && !s->o->no_buildid_cache &&
+		    buildid_cache__add_hits(s->o->buildid_dir, s->o->output, err, sizeof(err)))
+			pr_debug("build-id cache not filled: %s", err);
 		if (!s->o->keep_shards)
 			remove_shards(s);
 	}
