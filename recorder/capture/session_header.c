@@ -181,7 +181,15 @@ static int session__synth_tasks(struct session *s, struct synth *sy)
 		ret = synth__threads(sy, s->evl.threads, s->evl.nr_threads);
 	else if (s->o->system_wide || s->o->cpu_list)
 		ret = synth__all_processes(sy);
-	/* A rotated file, or the end: the command runs, as perf's record__synthesize_workload. */
+	/*
+	 * A rotated file: the command as perf's record__synthesize_workload
+	 * describes it, its COMM and maps only (the thread map of its pid):
+	 * a time-0 FORK of it made readers that order by time (hotspot's
+	 * perfparser) start it afresh without maps. The end of a flight
+	 * recording: it and its children, whose exec may be overwritten.
+	 */
+	else if (s->workload_running && s->rot)
+		ret = synth__threads(sy, &s->wl.pid, 1);
 	else if (s->workload_running)
 		ret = synth__tree(sy, s->wl.pid);
 	privs__lower();

@@ -14,6 +14,7 @@
 #include "recorder/capture/control.h"
 #include "recorder/codec/zunpass.h"
 #include "recorder/header/dso_hits.h"
+#include "recorder/header/buildid_cache.h"
 #include "recorder/events/evlist.h"
 #include "recorder/util/log.h"
 #include "recorder/capture/membudget.h"
@@ -58,7 +59,7 @@ struct session {
 	struct ring **group_rings; /* per writer: its rings, in plan order */
 	struct workload wl;
 	bool have_workload;
-	bool workload_running; /* exec'd: rotated files describe its process tree */
+	bool workload_running; /* exec'd: rotated files and a flight recording's end describe it */
 	char dir[PATH_MAX];
 	int dirfd;
 	int sigfd;

@@ -16,8 +16,9 @@
  *    6.1 writes none, and readers that see a time-0 FORK start the task
  *    afresh, without its maps); MMAP2s for leaders.
  *  - a workload alone: nothing; the kernel reports its exec and mmaps.
- *    Rotated files (synth__tree) describe it as it runs: perf's
- *    record__synthesize_workload, for its children too.
+ *    Rotated files describe it as a task list of its pid (perf's
+ *    record__synthesize_workload); the end of a flight recording
+ *    (synth__tree) describes its children too.
  *  - MMAP2s: executable mappings; with mmap_data (perf's sample_address:
  *    -d, DWARF) readable data mappings too, misc MMAP_DATA. hugetlbfs files
  *    become "//anon" with MAP_HUGETLB.

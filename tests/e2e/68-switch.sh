@@ -43,6 +43,28 @@ perf_clean "report --stats" report --stats -i "$second"
 "$SHARDREC" merge -q s.data.shards/1 -o again.data || fail "a kept generation does not merge"
 [ "$(perf_samples again.data)" = "$(perf_samples "$second")" ] || fail "generation 1 is not $second"
 
+# --- what a later file says of the running command: perf's records, no more ---
+# perf's record__synthesize_workload describes the command's pid (COMM and
+# MMAPs, no FORK); a time-0 FORK made hotspot's perfparser start it afresh
+# without its maps. Both tools, the same command, two switches.
+W='sleep 0.3; kill -USR2 $PPID; '"$H"' 300 1; sleep 0.2; kill -USR2 $PPID; '"$H"' 300 1'
+"$SHARDREC" record -q --switch-output -o w.data -- sh -c "$W" || fail "record --switch-output (w) failed"
+"$PERF" record -q --switch-output -o pw.data -- sh -c "$W" 2>/dev/null || fail "perf record --switch-output failed"
+# time-0 records of a file: their kinds and names (pids and addresses vary)
+time0() {
+	"$PERF" script -i "$1" --show-task-events --show-mmap-events 2>/dev/null |
+		awk '$3 == "0.000000:" { $1 = $2 = $3 = ""; print }' |
+		sed -E 's/[0-9]+\/[0-9]+/P\/P/g; s/\[[^]]*\]: //; s/^ +//' | sort
+}
+for i in 2 3; do
+	time0 "$(stamped w.data | sed -n ${i}p)" >w.$i.ours
+	time0 "$(stamped pw.data | sed -n ${i}p)" >w.$i.perf
+	diff w.$i.perf w.$i.ours || fail "rotated file $i: time-0 records are not perf's"
+	! grep -q FORK w.$i.ours || fail "rotated file $i: a time-0 FORK"
+	grep -q "PERF_RECORD_COMM: sh:P/P" w.$i.ours || fail "rotated file $i: no COMM of the command"
+done
+echo "rotated files 2 and 3: perf's time-0 records ($(wc -l <w.2.ours) in file 2)"
+
 # --- size: 100K system-wide rotates by size; --switch-max-files=2 keeps the newest 2 ---
 "$SHARDREC" record -a --switch-output=100K --switch-max-files=2 -o z.data -- "$H" 1500 2 \
 	2>z.err || { cat z.err; fail "record --switch-output=100K failed"; }
