@@ -609,6 +609,15 @@ int merger__round_before(struct merger *m, uint64_t start, uint64_t min_bytes)
 
 	if (start < m->round_max || m->since_round < min_bytes)
 		return 0;
+	/*
+	 * A flight recorder's dumps: perf writes one dump as one round. Its
+	 * CPUs' buffers cover one window, and a round between them satisfies
+	 * perf's rule but not readers that flush by file position (hotspot's
+	 * perfparser saw hundreds of samples out of order): a round only
+	 * where nothing older than what was written follows.
+	 */
+	if (m->dumps && start < m->emitted_max)
+		return 0;
 	err = merger__out_round(m);
 	m->prev_round_max = m->round_max;
 	m->round_max = m->emitted_max;

@@ -323,6 +323,8 @@ static int open_header(struct merger *m)
 		return err;
 	pfile_idlayout__init(&m->layout, m->hdr.events[0].attr.sample_type,
 			     m->hdr.events[0].attr.sample_id_all);
+	for (size_t e = 0; e < m->hdr.nr_events; e++)
+		m->dumps |= m->hdr.events[e].attr.write_backward;
 	m->st->nr_events = m->hdr.nr_events;
 	m->st->samples_per_event = calloc(m->hdr.nr_events, sizeof(uint64_t));
 	return m->st->samples_per_event ? 0 : -ENOMEM;

@@ -126,6 +126,11 @@ struct merger {
 	bool frames;           /* compressed shards merged frame by frame */
 	bool whole_runs;       /* runs go out whole, in rounds (merge.c emit_whole_run) */
 	uint64_t round_max, prev_round_max, emitted_max;
+	/*
+	 * Backward (--overwrite) rings: each CPU's dump spans the same window,
+	 * so a round goes only where no older record follows (merger__round_before).
+	 */
+	bool dumps;
 	void *dec; /* o->dec's decoder, NULL without one */
 	unsigned char *scratch; /* decompressed pass */
 	size_t scratch_cap;

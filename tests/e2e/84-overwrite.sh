@@ -50,6 +50,30 @@ echo "flight recorder: $(wc -l <fr.times) samples, $gaps gaps over 0.4 s"
 # by pid, not by name: another job's "hot" may run beside this -a recording
 "$PERF" report -i fr.data --stdio --sort pid,sym 2>/dev/null >fr.rep
 grep -q " $hot:hot  *\[\.\] hot_loop" fr.rep || { head -20 fr.rep; fail "hot_loop of pid $hot not resolved"; }
+# Rounds as perf writes a dump, one round each: in file order, no record is
+# older than the newest record of an earlier round (a round between two
+# CPUs' buffers of one dump, which span the same window, broke that for
+# readers that flush by position: hotspot's perfparser). Two writers, two
+# dumps while hot runs on both CPUs, and the final one.
+"$SHARDREC" record -q -a --overwrite --threads=cpu -m 8 -o rounds.data -- \
+	sh -c '"$0" 1500 2 & sleep 0.5; kill -USR2 $PPID; sleep 0.5; kill -USR2 $PPID; wait' "$H" ||
+	fail "flight recorder with two writers failed"
+python3 - rounds.data <<'EOF' || fail "flight recorder: rounds overlap in time"
+import re, subprocess, sys
+out = subprocess.run(["perf", "report", "-D", "-i", sys.argv[1]], capture_output=True, text=True).stdout
+recs = sorted((int(m.group(2), 16), int(m.group(1)), m.group(3)) for m in
+              (re.match(r"^(?:\d+ )?(\d+) (0x[0-9a-f]+) \[0x[0-9a-f]+\]: PERF_RECORD_(\w+)", l)
+               for l in out.splitlines()) if m)
+done, cur, older, rounds = 0, 0, 0, 0
+for off, t, kind in recs:
+    if kind == "FINISHED_ROUND":
+        done, rounds = max(done, cur), rounds + 1
+    elif t:
+        older += t < done
+        cur = max(cur, t)
+print("flight recorder: %d rounds, %d records older than an earlier round's newest" % (rounds, older))
+sys.exit(older != 0 or rounds < 2)
+EOF
 
 # --- a dump pauses each ring for its copy, not for the write ---
 # Every shard write takes 300 ms here (SHARDREC_FAULT, recorder/capture/fault.h):
