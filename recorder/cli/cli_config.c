@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,10 +102,38 @@ static int build_id(struct record_opts *o, const char *key, const char *v, char 
 	return 0;
 }
 
+/*
+ * buildid.dir, perf's for every command: taken as written (perf's
+ * perf_config_dirname() expands nothing). A relative one makes perf cache
+ * nothing; it is said here and left unused. The value outlives the file's
+ * line buffer, and record_opts__release() frees none of it: one static
+ * copy, as perf's own buildid_dir[].
+ */
+static int buildid_dir(struct record_opts *o, const char *key, const char *v, char *err,
+		       size_t errlen)
+{
+	static char dir[PATH_MAX];
+
+	if (v[0] != '/') {
+		pr_warn("perf config %s = %s: not an absolute directory, no build-id cache", key, v);
+		return 0;
+	}
+	if (strlen(v) >= sizeof(dir)) {
+		snprintf(err, errlen, "perf config %s: the directory name is too long", key);
+		return -EINVAL;
+	}
+	strcpy(dir, v);
+	o->buildid_dir = dir;
+	return 0;
+}
+
 static int config_key(struct record_opts *o, const char *key, const char *v, char *err,
 		      size_t errlen)
 {
 	char msg[256];
+
+	if (!strcmp(key, "buildid.dir"))
+		return buildid_dir(o, key, v, err, errlen);
 
 	if (!strcmp(key, "record.build-id"))
 		return build_id(o, key, v, err, errlen);

@@ -12,7 +12,8 @@
  * /etc/perfconfig (unless $PERF_CONFIG_NOSYSTEM) then ~/.perfconfig (unless
  * $PERF_CONFIG_NOGLOBAL), later files winning; applies record.build-id,
  * record.call-graph (= call-graph.record-mode: the mode -g selects),
- * call-graph.dump-size and record.mmap-flush to @o. Missing files are
+ * call-graph.dump-size, record.mmap-flush and buildid.dir (perf's for
+ * every command: the build-id cache) to @o. Missing files are
  * skipped; keys shardrec has no use for warn. Call before the command line,
  * which wins. 0 / -EINVAL with one line in @err (a bad value, as perf).
  */

@@ -88,7 +88,8 @@ struct record_opts {
 	bool no_inherit;       /* -i */
 	bool all_user, all_kernel;
 	bool switch_events;    /* --switch-events */
-	bool no_buildid_cache; /* -N: accepted, there is no cache */
+	bool no_buildid_cache; /* -N: the DSOs do not go to perf's build-id cache */
+	const char *buildid_dir; /* --buildid-dir, else perf config's buildid.dir; NULL: ~/.debug */
 	unsigned delay_ms;     /* -D */
 	bool start_disabled;   /* -D -1: enabled by --control's "enable" */
 	uint64_t max_size;     /* --max-size bytes, 0 = none */
@@ -126,6 +127,7 @@ struct record_opts {
 	bool inherit;          /* --inherit: inherit even where -i said not to */
 	bool strict_freq;      /* --strict-freq: -F above the maximum fails */
 	bool user_callchains;  /* --user-callchains: attr.exclude_callchain_kernel */
+	uint64_t branch_stack; /* -b / -j: attr.branch_sample_type of every event, 0 = none */
 	bool inherit_stat;     /* -s: inherit_stat, TOTAL_TIME_* read format, READ records */
 	bool buildid_all;      /* --buildid-all: build ids of every mmapped DSO */
 	bool tail_synthesize;  /* --tail-synthesize: the tasks are described at the end */

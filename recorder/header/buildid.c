@@ -10,6 +10,7 @@
  */
 #include "recorder/header/buildid.h"
 #include "recorder/perfdata/pfile.h"
+#include "recorder/util/fs.h"
 
 #include <elf.h>
 #include <endian.h>
@@ -19,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <inttypes.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -111,7 +114,7 @@ struct elf_info {
 	uint64_t file_size;
 	bool is64, swap;
 	uint64_t phoff, shoff;
-	uint16_t phentsize, phnum, shentsize, shnum;
+	uint16_t phentsize, phnum, shentsize, shnum, shstrndx;
 };
 
 static int elf_info__init(struct elf_info *e, const unsigned char *eh, size_t len)
@@ -131,6 +134,7 @@ static int elf_info__init(struct elf_info *e, const unsigned char *eh, size_t le
 		e->phnum = rd16(eh + offsetof(Elf64_Ehdr, e_phnum), e->swap);
 		e->shentsize = rd16(eh + offsetof(Elf64_Ehdr, e_shentsize), e->swap);
 		e->shnum = rd16(eh + offsetof(Elf64_Ehdr, e_shnum), e->swap);
+		e->shstrndx = rd16(eh + offsetof(Elf64_Ehdr, e_shstrndx), e->swap);
 	} else if (eh[EI_CLASS] == ELFCLASS32 && len >= sizeof(Elf32_Ehdr)) {
 		e->is64 = false;
 		e->phoff = rd32(eh + offsetof(Elf32_Ehdr, e_phoff), e->swap);
@@ -139,6 +143,7 @@ static int elf_info__init(struct elf_info *e, const unsigned char *eh, size_t le
 		e->phnum = rd16(eh + offsetof(Elf32_Ehdr, e_phnum), e->swap);
 		e->shentsize = rd16(eh + offsetof(Elf32_Ehdr, e_shentsize), e->swap);
 		e->shnum = rd16(eh + offsetof(Elf32_Ehdr, e_shnum), e->swap);
+		e->shstrndx = rd16(eh + offsetof(Elf32_Ehdr, e_shstrndx), e->swap);
 	} else {
 		return -EINVAL;
 	}
@@ -240,32 +245,145 @@ static int elf__scan_table(const struct elf_info *e, bool sections, uint8_t id[2
 	return err;
 }
 
-int buildid__read_elf(const char *path, uint8_t id[20], uint8_t *size)
+/* The build id of the ELF image in @fd (the caller's). 0 / -errno. */
+static int buildid__read_fd(int fd, uint8_t id[20], uint8_t *size)
 {
 	unsigned char eh[sizeof(Elf64_Ehdr)];
-	struct elf_info e = {.fd = -1};
-	off_t end;
+	struct elf_info e = {.fd = fd};
+	off_t end = lseek(fd, 0, SEEK_END);
 	ssize_t n;
 	int err;
 
-	/* Maps may name FIFOs or devices: only regular files are read (-EINVAL otherwise). */
-	e.fd = pfile__open_input(AT_FDCWD, path, 0);
-	if (e.fd < 0)
-		return e.fd == -ENODEV ? -EINVAL : e.fd;
-	err = -EINVAL;
-	end = lseek(e.fd, 0, SEEK_END);
 	if (end < 0)
-		goto out_close;
+		return -EINVAL;
 	e.file_size = end;
-	n = pread(e.fd, eh, sizeof(eh), 0);
+	n = pread(fd, eh, sizeof(eh), 0);
 	if (n < 0 || elf_info__init(&e, eh, n))
-		goto out_close;
+		return -EINVAL;
 	err = elf__scan_table(&e, false, id, size);
 	if (err == -ENOENT)
 		err = elf__scan_table(&e, true, id, size);
+	return err;
+}
+
+int buildid__read_elf(const char *path, uint8_t id[20], uint8_t *size)
+{
+	int fd, err;
+
+	/* Maps may name FIFOs or devices: only regular files are read (-EINVAL otherwise). */
+	fd = pfile__open_input(AT_FDCWD, path, 0);
+	if (fd < 0)
+		return fd == -ENODEV ? -EINVAL : fd;
+	err = buildid__read_fd(fd, id, size);
+	close(fd);
+	return err;
+}
+
+/* [start, end) of this process's [vdso] mapping, from /proc/self/maps. 0 / -ENOENT. */
+static int vdso_range(uintptr_t *start, uintptr_t *end)
+{
+	char *maps = NULL, *line, *next;
+	int err = filename__read_str("/proc/self/maps", &maps);
+
+	for (line = err ? NULL : maps; line && *line; line = next) {
+		char *eol = strchr(line, '\n');
+		size_t len;
+
+		next = eol ? eol + 1 : NULL;
+		if (eol)
+			*eol = '\0';
+		len = strlen(line);
+		if (len >= 6 && !strcmp(line + len - 6, "[vdso]") &&
+		    sscanf(line, "%" SCNxPTR "-%" SCNxPTR, start, end) == 2) {
+			free(maps);
+			return 0;
+		}
+	}
+	free(maps);
+	return err ? err : -ENOENT;
+}
+
+int buildid__read_vdso(uint8_t id[20], uint8_t *size)
+{
+	uintptr_t start, end;
+	int fd, err = vdso_range(&start, &end);
+
+	if (err)
+		return err;
+	/* As perf copies its own vdso to a file: the fd reader checks every offset. */
+	fd = memfd_create("shardrec-vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = pfile__pwrite_full(fd, (const void *)start, end - start, 0);
+	if (!err)
+		err = buildid__read_fd(fd, id, size);
+	close(fd);
+	return err;
+}
+
+/* Section @i's sh_name and the file range it covers (no bounds checked here). */
+static void elf__shdr_name(const struct elf_info *e, const unsigned char *p, uint32_t *name,
+			   struct note_area *a)
+{
+	*name = rd32(p + (e->is64 ? offsetof(Elf64_Shdr, sh_name) : offsetof(Elf32_Shdr, sh_name)),
+		     e->swap);
+	elf__shdr(e, p, a);
+}
+
+/* True when one of @tab's @e->shnum section headers is named @name in @strtab. */
+static bool elf__find_section(const struct elf_info *e, const unsigned char *tab,
+			      const char *strtab, size_t strsize, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (uint16_t i = 0; i < e->shnum; i++) {
+		struct note_area a;
+		uint32_t off;
+
+		elf__shdr_name(e, tab + (size_t)i * e->shentsize, &off, &a);
+		if (off < strsize && len < strsize - off && !memcmp(strtab + off, name, len + 1))
+			return true;
+	}
+	return false;
+}
+
+bool buildid__elf_has_section(const char *path, const char *name)
+{
+	unsigned char eh[sizeof(Elf64_Ehdr)], *tab = NULL, *strtab = NULL;
+	struct elf_info e = {.fd = -1};
+	struct note_area str;
+	uint32_t unused;
+	bool found = false;
+	off_t end;
+	ssize_t n;
+
+	e.fd = pfile__open_input(AT_FDCWD, path, 0);
+	if (e.fd < 0)
+		return false;
+	end = lseek(e.fd, 0, SEEK_END);
+	n = pread(e.fd, eh, sizeof(eh), 0);
+	e.file_size = end < 0 ? 0 : end;
+	if (n < 0 || elf_info__init(&e, eh, n) || e.shnum == 0 || e.shstrndx >= e.shnum ||
+	    !elf_info__table_ok(&e, e.shoff, e.shentsize, e.shnum,
+				e.is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr)))
+		goto out_close;
+	tab = read_range(e.fd, e.shoff, (size_t)e.shentsize * e.shnum);
+	if (!tab)
+		goto out_close;
+	/* The section names: SHT_STRTAB, so elf__shdr() leaves its type 0, not its range. */
+	elf__shdr_name(&e, tab + (size_t)e.shstrndx * e.shentsize, &unused, &str);
+	if (!str.size || str.size > NOTES_MAX || str.offset > e.file_size ||
+	    str.size > e.file_size - str.offset)
+		goto out_free;
+	strtab = read_range(e.fd, str.offset, str.size);
+	if (strtab)
+		found = elf__find_section(&e, tab, (const char *)strtab, str.size, name);
+	free(strtab);
+out_free:
+	free(tab);
 out_close:
 	close(e.fd);
-	return err;
+	return found;
 }
 
 /* ---- sysfs notes ---- */

@@ -21,6 +21,8 @@
 
 /* ---- dso_hits ---- */
 
+#define VDSO_NAME "[vdso]"
+
 enum dso_kind { DSO_USER, DSO_KERNEL, DSO_MODULE };
 
 struct dso_ent {
@@ -482,6 +484,8 @@ static int dso_ent__read(const struct dso_ent *d, const char *sys_root, struct p
 			err = buildid__read_elf(d->name, b->id, &b->size);
 		return err;
 	default:
+		if (!strcmp(d->name, VDSO_NAME))
+			return buildid__read_vdso(b->id, &b->size);
 		if (dso_name_is_fileless(d->name))
 			return -ENOENT;
 		return buildid__read_elf(d->name, b->id, &b->size);
@@ -508,7 +512,8 @@ int dso_hits__collect(struct dso_hits *h, const char *sys_root, struct pfile_bui
 	for (uint32_t i = 0; i < h->nr_dsos; i++) {
 		const struct dso_ent *d = &h->dsos[i];
 
-		if (!d->hit || dso_ent__read(d, sys_root, &b[nr]))
+		/* perf's machine__write_buildid_table: the vdso, hit or not. */
+		if ((!d->hit && strcmp(d->name, VDSO_NAME)) || dso_ent__read(d, sys_root, &b[nr]))
 			continue;
 		b[nr].kernel = d->kind != DSO_USER;
 		b[nr].path = strdup(d->name);
@@ -534,7 +539,7 @@ int dso_hits__encode(struct dso_hits *h, const char *sys_root, struct pfile_feat
 	err = dso_hits__collect(h, sys_root, &b, &nr);
 	if (err)
 		return err;
-	/* perf record keeps the feature, empty, when nothing was hit */
+	/* perf record keeps the feature, empty, when nothing was hit and no [vdso] mapped */
 	err = pfile_feat__build_ids(fs, b, nr);
 	if (!err)
 		*nr_out = nr;

@@ -117,6 +117,23 @@ missing=$(comm -23 bid.perf bid.ours)
 [ -z "$missing" ] || fail "--buildid-all: no build id for $missing"
 ! "$PERF" buildid-list -i bidhit.data | grep -q "^[0-9a-f]\{40\} .*matrix$" ||
 	fail "without --buildid-all, an unhit DSO got a build id (test is void)"
+# No sample at all: perf still writes the [vdso] build id (its build-id
+# table skips unhit DSOs but the vdso), so its section is never empty; the
+# same bytes here (an empty section announced in the header was one an
+# independent reader warns about).
+both nohit -e cpu-clock -c 1000000000000
+bid_section() {
+	python3 -c 'import struct, sys
+b = open(sys.argv[1], "rb").read()
+off, size = struct.unpack_from("<QQ", b, 40)
+o, s = struct.unpack_from("<QQ", b, off + size)
+print(b[o:o + s].hex())' "$1"
+}
+[ "$("$PERF" report --stats -i nohit.data 2>/dev/null | grep -c 'SAMPLE events')" = 0 ] ||
+	fail "no-sample recording has samples (test is void)"
+"$PERF" buildid-list -i nohit.perf | grep -q '^[0-9a-f]\{40\} \[vdso\]$' || fail "perf wrote no [vdso] build id"
+[ "$(bid_section nohit.data)" = "$(bid_section nohit.perf)" ] ||
+	{ "$PERF" buildid-list -i nohit.data; fail "no samples: the BUILD_ID section is not perf's"; }
 
 # -p targets for the synthesis flags: a process that changes its name.
 # Waits until sh has its libraries mapped, so that the synthesized maps are

@@ -540,6 +540,19 @@ static const struct pfile_build_id *find_id(const struct pfile_build_id *b, size
 	return NULL;
 }
 
+/* The [vdso] entry: this process's vdso build id (the kernel's), never the kernel flag. */
+static void assert_vdso(const struct pfile_build_id *b, size_t nr)
+{
+	const struct pfile_build_id *e = find_id(b, nr, "[vdso]");
+	uint8_t id[20], size;
+
+	assert_non_null(e);
+	assert_false(e->kernel);
+	assert_int_equal(buildid__read_vdso(id, &size), 0);
+	assert_int_equal(e->size, size);
+	assert_memory_equal(e->id, id, size);
+}
+
 static void test_dso_hits_marks_only_hits(void **state)
 {
 	struct hits_env env;
@@ -566,7 +579,9 @@ static void test_dso_hits_marks_only_hits(void **state)
 	dso_hits__feed(env.h, mk_sample(&r, PERF_RECORD_MISC_HYPERVISOR, 100, 0x600010));
 
 	assert_int_equal(dso_hits__collect(env.h, env.root, &b, &nr), 0);
-	assert_int_equal(nr, 2);
+	/* a, the kernel, and the [vdso], which perf writes hit or not */
+	assert_int_equal(nr, 3);
+	assert_vdso(b, nr);
 	e = find_id(b, nr, env.a);
 	assert_non_null(e);
 	assert_false(e->kernel);
@@ -600,7 +615,8 @@ static void test_dso_hits_overlap_and_module(void **state)
 	dso_hits__feed(env.h, mk_sample(&r, PERF_RECORD_MISC_USER, 100, 0x401010)); /* c */
 	dso_hits__feed(env.h, mk_sample(&r, PERF_RECORD_MISC_KERNEL, 100, 0xffffffffc0000010ull));
 	assert_int_equal(dso_hits__collect(env.h, env.root, &b, &nr), 0);
-	assert_int_equal(nr, 2);
+	assert_int_equal(nr, 3); /* c, the module, the [vdso] */
+	assert_vdso(b, nr);
 	assert_non_null(find_id(b, nr, env.c));
 	e = find_id(b, nr, "/lib/modules/x/kernel/fake-mod.ko.zst");
 	assert_non_null(e);
@@ -612,7 +628,7 @@ static void test_dso_hits_overlap_and_module(void **state)
 	/* around c, a is still there: both sides */
 	dso_hits__feed(env.h, mk_sample(&r, PERF_RECORD_MISC_USER, 100, 0x400fff));
 	assert_int_equal(dso_hits__collect(env.h, env.root, &b, &nr), 0);
-	assert_int_equal(nr, 3);
+	assert_int_equal(nr, 4); /* a, c, the module, the [vdso] */
 	dso_hits__free_ids(b, nr);
 	dso_hits__delete(env.h);
 
@@ -622,7 +638,7 @@ static void test_dso_hits_overlap_and_module(void **state)
 		       mk_mmap(&r, true, PERF_RECORD_MISC_USER, 100, 0x401000, 0x1000, env.c));
 	dso_hits__feed(env.h, mk_sample(&r, PERF_RECORD_MISC_USER, 100, 0x402000)); /* a, after */
 	assert_int_equal(dso_hits__collect(env.h, env.root, &b, &nr), 0);
-	assert_int_equal(nr, 1);
+	assert_int_equal(nr, 2); /* a, the [vdso] */
 	assert_non_null(find_id(b, nr, env.a));
 	dso_hits__free_ids(b, nr);
 	dso_hits__delete(env.h);
@@ -699,18 +715,19 @@ static void test_dso_hits_encode(void **state)
 	feed_base_maps(&env);
 	stub_calls = 0;
 	assert_int_equal(dso_hits__encode(env.h, env.root, &fs, &nr), 0);
-	assert_int_equal(nr, 0); /* nothing hit: stored empty, as perf record does */
+	/* nothing hit: the [vdso] alone, as perf record writes it */
+	assert_int_equal(nr, 1);
 	if (stub_calls)
-		assert_int_equal(stub_nr, 0);
+		assert_int_equal(stub_nr, 1);
 	else
-		assert_int_equal(fs.sec[PFILE_FEAT_BUILD_ID].size, 0);
+		assert_true(fs.sec[PFILE_FEAT_BUILD_ID].size > 0);
 	dso_hits__feed(env.h, mk_sample(&r, PERF_RECORD_MISC_USER, 100, 0x600000));
 	dso_hits__feed(env.h, mk_sample(&r, PERF_RECORD_MISC_KERNEL, 100, 0xffffffff81000000ull));
 	stub_calls = 0;
 	assert_int_equal(dso_hits__encode(env.h, env.root, &fs, &nr), 0);
-	assert_int_equal(nr, 2);
+	assert_int_equal(nr, 3); /* b, the kernel, the [vdso] */
 	if (stub_calls) {
-		assert_int_equal(stub_nr, 2);
+		assert_int_equal(stub_nr, 3);
 	} else { /* the real encoder: a payload was stored */
 		assert_non_null(fs.sec[PFILE_FEAT_BUILD_ID].data);
 		assert_true(fs.sec[PFILE_FEAT_BUILD_ID].size > 0);
