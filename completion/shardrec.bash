@@ -1,7 +1,7 @@
 # bash completion for shardrec(1): commands, each command's options (read
 # from its --help), events (shardrec list --raw-dump), --threads specs,
-# clocks and call-graph modes. Needs bash only (not the bash-completion
-# package's helpers). Installed by make install as
+# clocks, call-graph and branch filter modes. Needs bash only (not the
+# bash-completion package's helpers). Installed by make install as
 # $(PREFIX)/share/bash-completion/completions/shardrec.
 
 # Options in the option column of `shardrec CMD --help`.
@@ -29,6 +29,8 @@ _shardrec()
 	local cmds="record job jobview merge topology loss list help version"
 	local threads="auto numa package l3 cache core cpu"
 	local clocks="monotonic monotonic_raw boottime realtime tai mono raw boot real"
+	# perf 6.1's -j modes (recorder/events/branch_filter.h)
+	local branch="any any_call any_ret ind_call ind_jmp call cond in_tx no_tx abort_tx save_type stack priv u k hv"
 
 	# The whole word under the cursor: bash splits COMP_WORDS at : and =.
 	line=${COMP_LINE:0:COMP_POINT}
@@ -59,10 +61,15 @@ _shardrec()
 		COMPREPLY=("${COMPREPLY[@]/#/--switch-output-event=}")
 	elif [[ $cur == --switch-output=* ]]; then
 		COMPREPLY=($(compgen -P --switch-output= -W "signal 100M 30s 10m" -- "${cur#--switch-output=}"))
+	elif [[ $cur == --affinity=* ]]; then
+		COMPREPLY=($(compgen -P --affinity= -W "cpu node sys" -- "${cur#--affinity=}"))
 	elif [[ $cur == --clockid=* ]]; then
 		COMPREPLY=($(compgen -P --clockid= -W "$clocks" -- "${cur#--clockid=}"))
 	elif [[ $cmd == jobview && ($prev == --top || $prev == -j || $prev == --jobs) ]]; then
 		: # a number (loss's -j is --json, without one)
+	elif [[ ($cmd == record || $cmd == job) && ($prev == -j || $prev == --branch-filter) ]]; then
+		# a comma list (loss's -j is --json): its last element
+		COMPREPLY=($(compgen -P "${cur%"${cur##*,}"}" -W "$branch" -- "${cur##*,}"))
 	elif [[ $cmd == jobview && $prev == --perf ]]; then
 		COMPREPLY=($(compgen -c -f -- "$cur"))
 	else
@@ -73,8 +80,12 @@ _shardrec()
 		# -o -: perf's pipe format on stdout
 		-o | --output) COMPREPLY=($(compgen -f -- "$cur") $(compgen -W - -- "$cur")) ;;
 		--topology-xml | --plot) COMPREPLY=($(compgen -f -- "$cur")) ;;
-		--shard-dir) COMPREPLY=($(compgen -d -- "$cur")) ;;
-		-C | --cpu | -p | --pid | -t | --tid | -u | --uid | -G | --cgroup | -F | --freq | \
+		--shard-dir | --buildid-dir) COMPREPLY=($(compgen -d -- "$cur")) ;;
+		--affinity) COMPREPLY=($(compgen -W "cpu node sys" -- "$cur")) ;;
+		-u | --uid) COMPREPLY=($(compgen -u -- "$cur")) ;;
+		# processes: their pids, as perf's completion offers
+		-p | --pid) COMPREPLY=($(compgen -W "$(ps -e -o pid= 2>/dev/null)" -- "$cur")) ;;
+		-C | --cpu | -t | --tid | -G | --cgroup | -F | --freq | \
 			-c | --count | -m | --mmap-pages | -D | --delay | -r | --realtime | \
 			--max-size | --filter | --control | --synthetic | --ready-timeout | \
 			--switch-max-files | --kill-wait | --merge-rate) ;;
@@ -82,7 +93,9 @@ _shardrec()
 			if [[ $cur == -* ]]; then
 				local opts
 				opts=$(_shardrec_opts "$bin" "$cmd")
-				[[ $cmd == job ]] && opts+=" $(_shardrec_opts "$bin" record)"
+				# job takes record's options but rotation: one output file per node
+				[[ $cmd == job ]] && opts+=" $(_shardrec_opts "$bin" record |
+					tr ' ' '\n' | grep -v -e '^--switch-' -e '^--timestamp-filename' | tr '\n' ' ')"
 				COMPREPLY=($(compgen -W "$opts --help" -- "$cur"))
 				[[ ${#COMPREPLY[@]} == 1 && ${COMPREPLY[0]} == --threads ]] &&
 					COMPREPLY=(--threads=) && compopt -o nospace 2>/dev/null

@@ -319,6 +319,9 @@ static int session__features(struct session *s, struct pfile_featset *fs,
 
 		ret = pfile_feat__clock_data(fs, s->o->clockid, tod, clk);
 	}
+	/* -b/-j: perf marks the file (an empty section) so that perf report shows branches. */
+	if (!ret && s->o->branch_stack)
+		ret = pfile_featset__set(fs, PFILE_FEAT_BRANCH_STACK, NULL, 0);
 	/* The merge fills in the ratio; the level is only known here. */
 	if (!ret && s->o->zlevel)
 		ret = pfile_feat__compressed(fs, s->o->zlevel, 0, ZPASS_MMAP_LEN);

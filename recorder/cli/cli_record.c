@@ -59,6 +59,7 @@ enum {
 	OPT_SWITCH_EVENT,
 	OPT_SWITCH_MAX_FILES,
 	OPT_TIMESTAMP_FILENAME,
+	OPT_BUILDID_DIR,
 };
 
 static const char usage[] =
@@ -73,9 +74,13 @@ static const char usage[] =
 	"  -C, --cpu LIST            system-wide on the listed CPUs (e.g. 0-3,8)\n"
 	"  -p, --pid PIDS            attach to existing processes (comma list)\n"
 	"  -t, --tid TIDS            attach to existing threads (comma list)\n"
+	"  -u, --uid USER            the processes of this user (name or uid)\n"
+	"  -G, --cgroup PATH         only tasks of this cgroup v2 (path below the\n"
+	"                            cgroup2 mount; needs -a or -C)\n"
 	"Events:\n"
 	"  -e, --event LIST          events, perf syntax (default cpu-clock at 4000 Hz;\n"
-	"                            cycles without a hardware PMU: cpu-clock)\n"
+	"                            cycles without a hardware PMU: cpu-clock), and\n"
+	"                            perf's terms: cpu-clock/max-stack=3,no-inherit/\n"
 	"  -F, --freq N|max          sampling frequency in Hz\n"
 	"  -c, --count N             sampling period (events per sample)\n"
 	"  -g                        frame-pointer call graphs\n"
@@ -99,6 +104,13 @@ static const char usage[] =
 	"  -s, --stat                per-thread counts: READ records at each task's\n"
 	"                            exit (perf report -T)\n"
 	"  -W, --weight              sample the weight (PERF_SAMPLE_WEIGHT_STRUCT)\n"
+	"  -b, --branch-any          sample any taken branches (branch stack)\n"
+	"  -j, --branch-filter MODES\n"
+	"                            branch stack of these types, comma list: any,\n"
+	"                            any_call, any_ret, ind_call, ind_jmp, call,\n"
+	"                            cond, in_tx, no_tx, abort_tx, save_type, stack,\n"
+	"                            priv; levels u, k, hv. Needs a PMU with branch\n"
+	"                            stack sampling\n"
 	"      --no-samples          no samples, only the task and mmap records\n"
 	"      --strict-freq         fail if -F is above kernel.perf_event_max_sample_rate\n"
 	"                            (else it is lowered to it, with a warning)\n"
@@ -110,9 +122,6 @@ static const char usage[] =
 	"      --off-cpu             accepted with a warning, as perf without BPF\n"
 	"      --all-user            count user space only\n"
 	"      --all-kernel          count kernel space only\n"
-	"  -G, --cgroup PATH         only tasks of this cgroup v2 (path below the\n"
-	"                            cgroup2 mount; needs -a or -C)\n"
-	"  -u, --uid USER            the processes of this user (name or uid)\n"
 	"  -D, --delay MSECS         enable the events MSECS after the start;\n"
 	"                            -1: start disabled, enable with --control\n"
 	"  -k, --clockid CLOCK       monotonic (default), monotonic_raw, boottime,\n"
@@ -140,7 +149,11 @@ static const char usage[] =
 	"                            level 1..22 (-z3 or --compression-level=3);\n"
 	"                            -z alone means 1; no build ids, as perf record -z\n"
 	"  -B, --no-buildid          do not collect build ids\n"
-	"  -N, --no-buildid-cache    accepted for perf compatibility (no cache)\n"
+	"  -N, --no-buildid-cache    do not add the DSOs to the build-id cache\n"
+	"      --buildid-dir DIR     the build-id cache, absolute (default: perf\n"
+	"                            config's buildid.dir, else ~/.debug); perf\n"
+	"                            takes it before the command: perf\n"
+	"                            --buildid-dir DIR record\n"
 	"      --buildid-all         build ids of every mapped DSO, not only those hit\n"
 	"      --tail-synthesize     describe the targets' tasks as they are at the\n"
 	"                            end, not at the start\n"
@@ -200,7 +213,12 @@ static const char usage[] =
 	"perf's config applies first, the command line wins: $PERF_CONFIG alone\n"
 	"if set, else /etc/perfconfig then ~/.perfconfig; keys record.build-id,\n"
 	"record.call-graph (the mode -g selects), call-graph.record-mode,\n"
-	"call-graph.dump-size, record.mmap-flush.\n";
+	"call-graph.dump-size, record.mmap-flush, buildid.dir.\n"
+	"\n"
+	"After the merge, the DSOs of the file's build-id list, the kernel's\n"
+	"kallsyms and the vdso go to perf's build-id cache as perf record puts\n"
+	"them, so that perf report finds them after a rebuild; not with -B, -N,\n"
+	"-z, -o - or rotation (--switch-output, --timestamp-filename).\n";
 
 const char *record_opts__usage(void)
 {
@@ -255,6 +273,8 @@ static const struct option longopts[] = {
 	{"namespaces", no_argument, NULL, OPT_NAMESPACES},
 	{"all-cgroups", no_argument, NULL, OPT_ALL_CGROUPS},
 	{"weight", no_argument, NULL, 'W'},
+	{"branch-any", no_argument, NULL, 'b'},
+	{"branch-filter", required_argument, NULL, 'j'},
 	{"per-thread", no_argument, NULL, OPT_PER_THREAD},
 	{"inherit", no_argument, NULL, OPT_INHERIT},
 	{"strict-freq", no_argument, NULL, OPT_STRICT_FREQ},
@@ -272,6 +292,7 @@ static const struct option longopts[] = {
 	{"switch-output-event", required_argument, NULL, OPT_SWITCH_EVENT},
 	{"switch-max-files", required_argument, NULL, OPT_SWITCH_MAX_FILES},
 	{"timestamp-filename", no_argument, NULL, OPT_TIMESTAMP_FILENAME},
+	{"buildid-dir", required_argument, NULL, OPT_BUILDID_DIR},
 	{NULL, 0, NULL, 0},
 };
 
@@ -450,6 +471,8 @@ static int record_opts__apply(struct record_opts *o, int c, const char *arg, cha
 	case OPT_NAMESPACES: o->namespaces = true; break;
 	case OPT_ALL_CGROUPS: o->all_cgroups = true; break;
 	case 'W': o->sample_weight = true; break;
+	case 'b': return record_opts__sample(o, "branch-any", NULL, err, errlen);
+	case 'j': return record_opts__sample(o, "branch-filter", arg, err, errlen);
 	case OPT_PER_THREAD: o->per_thread = true; break;
 	case OPT_INHERIT: o->no_inherit = false; break; /* perf's negated --no-inherit */
 	case OPT_STRICT_FREQ: o->strict_freq = true; break;
@@ -502,6 +525,12 @@ static int record_opts__apply(struct record_opts *o, int c, const char *arg, cha
 	case 'P': o->sample_period = true; break;
 	case 'i': o->no_inherit = true; break;
 	case 'N': o->no_buildid_cache = true; break;
+	case OPT_BUILDID_DIR:
+		/* perf's cache paths are absolute: a relative DIR would cache nothing */
+		if (arg[0] != '/')
+			BAD("--buildid-dir: '%s' is not an absolute directory", arg);
+		o->buildid_dir = arg;
+		break;
 	case OPT_SWITCH_EVENTS: o->switch_events = true; break;
 	case OPT_ALL_USER: o->all_user = true; break;
 	case OPT_ALL_KERNEL: o->all_kernel = true; break;
@@ -530,7 +559,7 @@ int record_opts__check(struct record_opts *o, char *err, size_t errlen)
 	if (o->cgroup && !o->system_wide && !o->cpu_list)
 		BAD("-G/--cgroup needs per-CPU events: add -a or -C");
 	if (!targets && !o->argc && !o->dry_run)
-		BAD("nothing to record: give a command, -a, -C, -p or -t (see --help)");
+		BAD("nothing to record: give a command, -a, -C, -p, -t or -u (see --help)");
 	if (o->freq && o->period)
 		BAD("-F and -c exclude each other");
 	if ((o->topology_xml || o->synthetic) && !o->dry_run)
@@ -559,14 +588,14 @@ int record_opts__parse_args(struct record_opts *o, int argc, char **argv, char *
 	optind = 1;
 	opterr = 0;
 	/* '+': stop at the first non-option, the workload's argv[0]. */
-	while ((c = getopt_long(argc, argv, "+aC:p:t:e:F:c:gTk:o:m:BvqhNRdPiI::D:G:u:z::S::r:sW", longopts,
+	while ((c = getopt_long(argc, argv, "+aC:p:t:e:F:c:gTk:o:m:BvqhNRdPiI::D:G:u:z::S::r:sWbj:", longopts,
 				NULL)) != -1) {
 		if (c == 'h')
 			return 1;
 		if (c == '?' || c == ':') {
 			if (optopt && optopt < 256)
 				BAD("option '-%c' %s (see shardrec record --help)", optopt,
-				    strchr("CptreFckomDGur", optopt) ? "needs a value" : "is unknown");
+				    strchr("CptreFckomDGurj", optopt) ? "needs a value" : "is unknown");
 			BAD("option '%s' is unknown or needs a value (see shardrec record --help)",
 			    argv[optind - 1]);
 		}

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "recorder/cli/cli_sample.h"
+#include "recorder/events/branch_filter.h"
 #include "recorder/events/callchain.h"
 
 #include <errno.h>
@@ -196,9 +197,33 @@ static int mmap_flush(struct record_opts *o, const char *arg, char *err, size_t 
 	return ret;
 }
 
+/*
+ * -b (@arg NULL: any) and -j/--branch-filter MODES: perf's parse_branch_stack(),
+ * which takes one of them, once.
+ */
+static int branch_stack(struct record_opts *o, const char *arg, char *err, size_t errlen)
+{
+	char msg[256];
+	int ret;
+
+	if (o->branch_stack) {
+		snprintf(err, errlen, "Can't use --branch-any (-b) with --branch-filter (-j) "
+			 "(nor either twice)");
+		return -EINVAL;
+	}
+	ret = branch_filter__parse(arg ? arg : "any", &o->branch_stack, msg, sizeof(msg));
+	if (ret)
+		snprintf(err, errlen, "-j/--branch-filter: %s", msg);
+	return ret;
+}
+
 int record_opts__sample(struct record_opts *o, const char *name, const char *arg, char *err,
 			size_t errlen)
 {
+	if (!strcmp(name, "branch-any"))
+		return branch_stack(o, NULL, err, errlen);
+	if (!strcmp(name, "branch-filter"))
+		return branch_stack(o, arg, err, errlen);
 	if (!strcmp(name, "synth"))
 		return synth(o, arg, err, errlen);
 	if (!strcmp(name, "proc-map-timeout"))

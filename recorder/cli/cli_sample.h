@@ -10,8 +10,9 @@
 /*
  * Applies the long option @name ("call-graph", "user-regs", "intr-regs",
  * "delay", "max-size", "filter", "snapshot", "synth", "proc-map-timeout",
- * "affinity", "mmap-flush") with value @arg (NULL when an optional
- * value is absent). 0 / -EINVAL or -ENOMEM with one line in @err.
+ * "affinity", "mmap-flush", "branch-filter"; "branch-any", -b, without
+ * one) with value @arg (NULL when an optional value is absent). 0 /
+ * -EINVAL or -ENOMEM with one line in @err.
  */
 int record_opts__sample(struct record_opts *o, const char *name, const char *arg, char *err,
 			size_t errlen);

@@ -133,4 +133,16 @@ int sample_config__set_filter(const struct evsel *e, int fd, char *err, size_t e
 /* Frees what sample_config__apply() added to @l (filters, cgroup fd). */
 void sample_config__release(struct evlist *l);
 
+/*
+ * ---- per-event config terms (sample_terms.c) ----
+ *
+ * Applies each event's own terms (evparse_event.terms: call-graph=,
+ * max-stack=, inherit, branch_type=, ...) over what the record options @o
+ * set, as perf 6.1's evsel__apply_config_terms() does after
+ * evsel__config(). 0, or -EINVAL with one line in @err for a term shardrec
+ * cannot apply (time=0, overwrite on some events only, aux-sample-size) or
+ * a value the kernel would refuse.
+ */
+int sample_terms__apply(struct evlist *l, const struct record_opts *o, char *err, size_t errlen);
+
 #endif

@@ -509,7 +509,7 @@ static int pmu__event(struct evparse_ctx *ctx, const char *text, const char *pmu
 		      const char *terms, const char *mods)
 {
 	struct evparse_event ev = { 0 };
-	struct term_ctx tc = { ctx, text, pmu, NULL, &ev };
+	struct term_ctx tc = { ctx, text, pmu, NULL, &ev, false };
 	char *type_path = NULL;
 	__u64 type;
 	int ret;
@@ -554,7 +554,7 @@ static int sym__event(struct evparse_ctx *ctx, const char *text, const char *hea
 		      const char *terms, const char *mods)
 {
 	struct evparse_event ev = { 0 };
-	struct term_ctx tc = { ctx, text, NULL, NULL, &ev };
+	struct term_ctx tc = { ctx, text, NULL, NULL, &ev, false };
 	bool is_cache;
 	int ret;
 

@@ -10,12 +10,19 @@
  *   mem:0xaddr[/len][:rwx]                      breakpoints
  *   {cpu-clock,task-clock}:u, name{cs,faults}   event groups (+ modifiers)
  *
+ *   sched:sched_switch/max-stack=3/u           tracepoints take terms too
+ *
  * Modifiers: u k h (exclude others), D (pinned), G H (guest/host), S
  * (sample read), p/pp/ppp (precise_ip), W (weak group). Terms: config,
  * config1, config2, period, freq, name, and every field the PMU's sysfs
- * format/ lists. A group's modifier is merged into each member's own as
- * perf's parse_events__modifier_group() does; leader sampling (a group
- * whose leader has S) is refused.
+ * format/ lists; and perf 6.1's per-event config terms (time, call-graph,
+ * stack-size, max-stack, inherit, no-inherit, overwrite, no-overwrite,
+ * branch_type, aux-output, aux-sample-size; percore, nr and metric-id are
+ * checked and have no effect on a recording, as in perf record), kept in
+ * evparse_event.terms for sample_terms.c. Tracepoints take only the subset
+ * perf's config_term_tracepoint() does. A group's modifier is merged into
+ * each member's own as perf's parse_events__modifier_group() does; leader
+ * sampling (a group whose leader has S) is refused.
  */
 #ifndef SHARDREC_EVPARSE_H
 #define SHARDREC_EVPARSE_H
@@ -23,6 +30,29 @@
 #include <linux/perf_event.h>
 #include <stdbool.h>
 #include <stddef.h>
+
+/*
+ * A per-event config term (perf's evsel_config_term), in the order given:
+ * the record options apply first, then these over them.
+ */
+enum evparse_term_type {
+	EVPARSE_TERM_TIME,            /* time=0|1: val 0 or 1 */
+	EVPARSE_TERM_CALLGRAPH,       /* call-graph=fp|dwarf|no: val a CALLCHAIN_* mode */
+	EVPARSE_TERM_STACK_SIZE,      /* stack-size=BYTES (dwarf's user stack) */
+	EVPARSE_TERM_MAX_STACK,       /* max-stack=N: attr.sample_max_stack, implies fp */
+	EVPARSE_TERM_INHERIT,         /* inherit[=N], no-inherit[=N]: val 0 or 1 */
+	EVPARSE_TERM_OVERWRITE,       /* overwrite[=N], no-overwrite[=N]: val 0 or 1 */
+	EVPARSE_TERM_BRANCH,          /* branch_type=MODE: its PERF_SAMPLE_BRANCH_* bit, 0 = no */
+	EVPARSE_TERM_AUX_OUTPUT,      /* aux-output[=N]: val 0 or 1 */
+	EVPARSE_TERM_AUX_SAMPLE_SIZE, /* aux-sample-size=BYTES */
+};
+
+struct evparse_term {
+	enum evparse_term_type type;
+	__u64 val;
+};
+
+#define EVPARSE_MAX_TERMS 16
 
 struct evparse_event {
 	struct perf_event_attr attr; /* type, config*, exclude_*, pinned, period/freq if set */
@@ -40,6 +70,8 @@ struct evparse_event {
 	bool weak_group;             /* W: perf reopens the members ungrouped if the group fails */
 	bool exclude_GH;             /* G or H given (perf's evsel->exclude_GH) */
 	bool sample_read;            /* S given */
+	struct evparse_term terms[EVPARSE_MAX_TERMS]; /* per-event config terms, in order */
+	unsigned int nr_terms;
 };
 
 /* True if @ev leads a group of more than one event. */

@@ -103,7 +103,15 @@ static char *strerror__access(const struct evparse_event *ev, int err, const cha
 static char *strerror__unsupported(const struct evparse_event *ev, int err, const char *root,
 				   char *buf, size_t len)
 {
-	if (ev__is_hw(ev) && !pmu__have_core(root))
+	/* evsel__open_strerror()'s first EOPNOTSUPP cases, in perf's words */
+	if (err == EOPNOTSUPP && (ev->attr.sample_type & PERF_SAMPLE_BRANCH_STACK))
+		snprintf(buf, len,
+			 "%s: PMU Hardware or event type doesn't support branch stack sampling.",
+			 ev->name);
+	else if (err == EOPNOTSUPP && ev->attr.aux_output)
+		snprintf(buf, len, "%s: PMU Hardware doesn't support 'aux_output' feature",
+			 ev->name);
+	else if (ev__is_hw(ev) && !pmu__have_core(root))
 		snprintf(buf, len,
 			 "%s: hardware event not supported: this machine has no hardware PMU (no "
 			 "%s" PMU_DEVICES "/cpu); try cpu-clock",

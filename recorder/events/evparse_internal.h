@@ -39,6 +39,7 @@ struct term_ctx {
 	const char *pmu;
 	char *pmu_dir;
 	struct evparse_event *ev;
+	bool tracepoint; /* only the terms perf's config_term_tracepoint() takes */
 };
 enum term_pass { PASS_BUILTIN, PASS_FORMAT };
 struct mods {

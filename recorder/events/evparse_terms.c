@@ -1,11 +1,53 @@
 // SPDX-License-Identifier: GPL-2.0
-/* PMU event terms: "pmu/key=val,.../" through sysfs format files and aliases. */
+/*
+ * Event terms: "pmu/key=val,.../" through sysfs format files and aliases,
+ * and perf 6.1's built-in terms on any event (a subset on tracepoints).
+ */
 #include "recorder/events/evparse_internal.h"
+#include "recorder/events/branch_filter.h"
+#include "recorder/events/callchain.h"
 
 /* ---- terms ------------------------------------------------------------- */
 
-static const char *const builtin_terms[] = {"config", "config1", "config2",
-					     "name",   "period",  "freq"};
+/*
+ * How a built-in term's value is taken (perf 6.1's config_term_common()):
+ * into the attr, as the name, as a string (a number is refused, as perf's
+ * lexer makes a number of it), as a number (none given: 1), as 0 or 1
+ * only, or as a flag (non-zero: 1; the no-* spellings invert it).
+ */
+enum term_kind { TERM_ATTR, TERM_NAME, TERM_STR, TERM_NUM, TERM_BIT, TERM_FLAG };
+
+static const struct builtin_term {
+	const char *key;
+	enum term_kind kind;
+	int type;        /* EVPARSE_TERM_* kept in evparse_event.terms; -1: checked, not kept */
+	bool invert;     /* no-inherit, no-overwrite */
+	bool tracepoint; /* config_term_tracepoint() takes it */
+} builtin_terms[] = {
+	/* perf 6.1's order, as its "valid terms:" line */
+	{"config", TERM_ATTR, -1, false, false},
+	{"config1", TERM_ATTR, -1, false, false},
+	{"config2", TERM_ATTR, -1, false, false},
+	{"name", TERM_NAME, -1, false, false},
+	{"period", TERM_ATTR, -1, false, false},
+	{"freq", TERM_ATTR, -1, false, false},
+	{"branch_type", TERM_STR, EVPARSE_TERM_BRANCH, false, false},
+	{"time", TERM_BIT, EVPARSE_TERM_TIME, false, false},
+	{"call-graph", TERM_STR, EVPARSE_TERM_CALLGRAPH, false, true},
+	{"stack-size", TERM_NUM, EVPARSE_TERM_STACK_SIZE, false, true},
+	{"no-inherit", TERM_FLAG, EVPARSE_TERM_INHERIT, true, true},
+	{"inherit", TERM_FLAG, EVPARSE_TERM_INHERIT, false, true},
+	{"max-stack", TERM_NUM, EVPARSE_TERM_MAX_STACK, false, true},
+	{"nr", TERM_NUM, -1, false, true}, /* perf trace's max events: no effect on record */
+	{"no-overwrite", TERM_FLAG, EVPARSE_TERM_OVERWRITE, true, true},
+	{"overwrite", TERM_FLAG, EVPARSE_TERM_OVERWRITE, false, true},
+	{"percore", TERM_BIT, -1, false, false},  /* perf stat's aggregation */
+	{"aux-output", TERM_FLAG, EVPARSE_TERM_AUX_OUTPUT, false, true},
+	{"aux-sample-size", TERM_NUM, EVPARSE_TERM_AUX_SAMPLE_SIZE, false, true},
+	{"metric-id", TERM_STR, -1, false, false}, /* perf stat's metrics */
+};
+
+#define NR_BUILTIN (sizeof(builtin_terms) / sizeof(builtin_terms[0]))
 
 /* Next comma-separated term of *s; commas inside '...' or "..." are kept. */
 static char *term__next(char **s)
@@ -42,14 +84,14 @@ static char *term__unquote(char *v)
 	return v;
 }
 
-static bool term__is_builtin(const char *key)
+static const struct builtin_term *term__builtin(const char *key)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(builtin_terms) / sizeof(builtin_terms[0]); i++)
-		if (!strcmp(key, builtin_terms[i]))
-			return true;
-	return false;
+	for (i = 0; i < NR_BUILTIN; i++)
+		if (!strcmp(key, builtin_terms[i].key))
+			return &builtin_terms[i];
+	return NULL;
 }
 
 /* A term with no value means 1, as perf's term_num_noval does. */
@@ -65,20 +107,13 @@ static int term__num(struct term_ctx *tc, const char *key, const char *val, __u6
 	return 0;
 }
 
-static int term__apply_builtin(struct term_ctx *tc, const char *key, char *val)
+/* config, config1, config2, period, freq: straight into the attr. */
+static int term__apply_attr(struct term_ctx *tc, const char *key, const char *val)
 {
 	struct perf_event_attr *attr = &tc->ev->attr;
 	__u64 num;
-	int ret;
+	int ret = term__num(tc, key, val, &num);
 
-	if (!strcmp(key, "name")) {
-		val = val ? term__unquote(val) : NULL;
-		if (!val || !*val)
-			return ctx__error(tc->ctx, -EINVAL, "term 'name' needs a value in '%s'",
-					  tc->text);
-		return ev__set_name(tc->ctx, tc->ev, val);
-	}
-	ret = term__num(tc, key, val, &num);
 	if (ret)
 		return ret;
 	if (!strcmp(key, "config")) {
@@ -97,6 +132,118 @@ static int term__apply_builtin(struct term_ctx *tc, const char *key, char *val)
 		tc->ev->period_set = true;
 	}
 	return 0;
+}
+
+/* Keeps a per-event config term, in the order given. */
+static int term__keep(struct term_ctx *tc, int type, __u64 val)
+{
+	struct evparse_event *ev = tc->ev;
+
+	if (type < 0)
+		return 0;
+	if (ev->nr_terms == EVPARSE_MAX_TERMS)
+		return ctx__error(tc->ctx, -EINVAL, "too many terms in '%s' (at most %d)",
+				  tc->text, EVPARSE_MAX_TERMS);
+	ev->terms[ev->nr_terms].type = type;
+	ev->terms[ev->nr_terms++].val = val;
+	return 0;
+}
+
+/* call-graph=fp|dwarf|no: perf's parse_callchain_record() names, without ",N". */
+static int term__callgraph(struct term_ctx *tc, const char *val, __u64 *mode)
+{
+	if (!strcmp(val, "fp"))
+		*mode = CALLCHAIN_FP;
+	else if (!strcmp(val, "dwarf"))
+		*mode = CALLCHAIN_DWARF;
+	else if (!strcmp(val, "no"))
+		*mode = CALLCHAIN_NONE;
+	else if (!strcmp(val, "lbr"))
+		return ctx__error(tc->ctx, -EINVAL,
+				  "call-graph=lbr in '%s': not supported (LBR call graphs need a "
+				  "hardware PMU; use fp or dwarf)", tc->text);
+	else
+		return ctx__error(tc->ctx, -EINVAL,
+				  "call-graph=%s in '%s': not a call graph mode (fp, dwarf or no)",
+				  val, tc->text);
+	return 0;
+}
+
+/*
+ * branch_type=MODE|no. perf's config_term_common() already ORs the mode
+ * into the attr while parsing, and evsel__apply_config_terms() again later.
+ */
+static int term__branch(struct term_ctx *tc, const char *val, __u64 *bit)
+{
+	uint64_t mode = tc->ev->attr.branch_sample_type;
+
+	if (!strcmp(val, "no")) {
+		*bit = 0;
+		return 0;
+	}
+	*bit = branch_filter__mode(val);
+	if (!*bit)
+		return ctx__error(tc->ctx, -EINVAL, "branch_type=%s in '%s': unknown branch filter "
+				  "(valid: no,%s)", val, tc->text, BRANCH_FILTER_MODES);
+	branch_filter__add(&mode, *bit);
+	tc->ev->attr.branch_sample_type = mode;
+	return 0;
+}
+
+/* call-graph, branch_type, metric-id: a string, which perf's lexer never takes from digits. */
+static int term__apply_str(struct term_ctx *tc, const struct builtin_term *bt, char *val)
+{
+	__u64 num = 0;
+	int ret = 0;
+
+	if (!val || !num__parse(val, &num))
+		return ctx__error(tc->ctx, -EINVAL, "term '%s' needs a string value in '%s'",
+				  bt->key, tc->text);
+	val = term__unquote(val);
+	if (bt->type == EVPARSE_TERM_CALLGRAPH)
+		ret = term__callgraph(tc, val, &num);
+	else if (bt->type == EVPARSE_TERM_BRANCH)
+		ret = term__branch(tc, val, &num);
+	return ret ? ret : term__keep(tc, bt->type, num);
+}
+
+/* The numeric per-event terms, checked as perf 6.1's config_term_common(). */
+static int term__apply_num(struct term_ctx *tc, const struct builtin_term *bt, const char *val)
+{
+	__u64 num;
+	int ret = term__num(tc, bt->key, val, &num);
+
+	if (ret)
+		return ret;
+	if (bt->kind == TERM_BIT && num > 1)
+		return ctx__error(tc->ctx, -EINVAL, "term '%s' takes 0 or 1, not '%s', in '%s'",
+				  bt->key, val, tc->text);
+	if (bt->type == EVPARSE_TERM_AUX_SAMPLE_SIZE && num > UINT32_MAX)
+		return ctx__error(tc->ctx, -EINVAL, "aux-sample-size=%s too big in '%s'", val,
+				  tc->text);
+	if (bt->type == EVPARSE_TERM_STACK_SIZE && num > UINT32_MAX)
+		return ctx__error(tc->ctx, -EINVAL, "stack-size=%s too big in '%s'", val, tc->text);
+	if (bt->kind == TERM_FLAG)
+		num = bt->invert ? !num : !!num;
+	return term__keep(tc, bt->type, num);
+}
+
+static int term__apply_builtin(struct term_ctx *tc, const struct builtin_term *bt, char *val)
+{
+	switch (bt->kind) {
+	case TERM_NAME:
+		val = val ? term__unquote(val) : NULL;
+		if (!val || !*val)
+			return ctx__error(tc->ctx, -EINVAL, "term 'name' needs a value in '%s'",
+					  tc->text);
+		return ev__set_name(tc->ctx, tc->ev, val);
+	case TERM_ATTR:
+		return term__apply_attr(tc, bt->key, val);
+	case TERM_STR:
+		return term__apply_str(tc, bt, val);
+	default:
+		return term__apply_num(tc, bt, val);
+	}
 }
 
 /* "config1:0-7,32-35" -> field 1 and a mask of the bits it names. */
@@ -173,7 +320,10 @@ out_free:
 	return ret;
 }
 
-/* Lists the terms @tc accepts: the PMU's format/ files, then the built-ins. */
+/*
+ * Lists the terms @tc accepts: the PMU's format/ files, then the built-ins
+ * (for a tracepoint those config_term_tracepoint() takes).
+ */
 static void term__list_valid(struct term_ctx *tc)
 {
 	struct dirent **ents = NULL;
@@ -191,8 +341,9 @@ static void term__list_valid(struct term_ctx *tc)
 			ctx__error_append(tc->ctx, "%s,", ents[i]->d_name);
 		free(ents[i]);
 	}
-	for (j = 0; j < sizeof(builtin_terms) / sizeof(builtin_terms[0]); j++)
-		ctx__error_append(tc->ctx, "%s%s", j ? "," : "", builtin_terms[j]);
+	for (j = 0, n = 0; j < NR_BUILTIN; j++)
+		if (!tc->tracepoint || builtin_terms[j].tracepoint)
+			ctx__error_append(tc->ctx, "%s%s", n++ ? "," : "", builtin_terms[j].key);
 	free(ents);
 	free(dir);
 }
@@ -238,14 +389,22 @@ out_free:
 
 static int term__apply(struct term_ctx *tc, char *tok, enum term_pass pass, int depth)
 {
+	const struct builtin_term *bt;
 	char *val = strchr(tok, '=');
 
 	if (val)
 		*val++ = '\0';
 	if (!name__is_safe(tok, false))
 		return ctx__error(tc->ctx, -EINVAL, "bad term '%s' in '%s'", tok, tc->text);
-	if (term__is_builtin(tok))
-		return pass == PASS_BUILTIN ? term__apply_builtin(tc, tok, val) : 0;
+	bt = term__builtin(tok);
+	if (bt && tc->tracepoint && !bt->tracepoint) {
+		ctx__error(tc->ctx, -EINVAL, "term '%s' does not apply to a tracepoint, in '%s'",
+			   tok, tc->text);
+		term__list_valid(tc);
+		return -EINVAL;
+	}
+	if (bt)
+		return pass == PASS_BUILTIN ? term__apply_builtin(tc, bt, val) : 0;
 	if (tc->pmu_dir)
 		return term__apply_pmu(tc, tok, val, pass, depth);
 	if (pass == PASS_BUILTIN)

@@ -166,24 +166,54 @@ static int tp__glob(struct evparse_ctx *ctx, struct evparse_event *tmpl, const c
 	return ret;
 }
 
-/* SYS:NAME[:MODS]; @work is a private copy of @text. */
+/*
+ * Splits NAME[/TERMS/][[:]MODS] (parse-events.y's event_legacy_tracepoint
+ * with its opt_event_config) in place: *@terms NULL when there are none.
+ */
+static int tp__split(struct evparse_ctx *ctx, const char *text, char *name, char **terms,
+		     char **mods)
+{
+	char *slash = strchr(name, '/'), *colon = strchr(name, ':');
+
+	*terms = NULL;
+	*mods = NULL;
+	if (!slash || (colon && colon < slash)) {
+		if (colon)
+			*colon = '\0', *mods = colon + 1;
+		return 0;
+	}
+	*slash = '\0';
+	*terms = slash + 1;
+	slash = strchr(*terms, '/');
+	if (!slash)
+		return ctx__error(ctx, -EINVAL, "missing closing '/' in '%s'", text);
+	*slash = '\0';
+	*mods = slash + 1 + (slash[1] == ':');
+	return 0;
+}
+
+/* SYS:NAME[/TERMS/][[:]MODS]; @work is a private copy of @text. */
 int tp__event(struct evparse_ctx *ctx, const char *text, char *work)
 {
 	struct evparse_event tmpl = { 0 };
-	char *name, *mods;
+	struct term_ctx tc = { ctx, text, NULL, NULL, &tmpl, true };
+	char *name, *mods, *terms;
 	int ret;
 
 	name = strchr(work, ':');
 	*name++ = '\0';
-	mods = strchr(name, ':');
-	if (mods)
-		*mods++ = '\0';
+	ret = tp__split(ctx, text, name, &terms, &mods);
+	if (ret)
+		return ret;
 	if (!name__is_safe(work, true) || !name__is_safe(name, true))
 		return ctx__error(ctx, -EINVAL, "unknown event '%s'", text);
 	ret = tracefs__probe(ctx);
 	if (ret)
 		return ret;
-	ret = mods__apply(ctx, text, mods ? mods : "", &tmpl);
+	if (terms)
+		ret = terms__apply_all(&tc, terms);
+	if (!ret)
+		ret = mods__apply(ctx, text, mods ? mods : "", &tmpl);
 	if (ret)
 		return ret;
 	if (name__is_glob(work) || name__is_glob(name))

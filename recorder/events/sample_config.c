@@ -66,6 +66,11 @@ static void set_sampling(struct perf_event_attr *a, const struct evparse_event *
 	}
 	if (o->sample_period)
 		a->sample_type |= PERF_SAMPLE_PERIOD;
+	/* -b / -j: every event, as evsel__config(); the -D dummy drops it (add_tracking_dummy) */
+	if (o->branch_stack) {
+		a->sample_type |= PERF_SAMPLE_BRANCH_STACK;
+		a->branch_sample_type = o->branch_stack;
+	}
 	/* -W: x86 perf's arch_evsel__set_sample_weight asks for the weight struct */
 	if (o->sample_weight)
 		a->sample_type |= PERF_SAMPLE_WEIGHT_STRUCT;
@@ -225,6 +230,8 @@ static int add_tracking_dummy(struct evlist *l)
 	a->sample_period = 1;
 	a->pinned = 0;
 	a->exclude_user = a->exclude_kernel = a->exclude_hv = 0;
+	/* evsel__config(): a dummy never samples, no branch stack (EOPNOTSUPP) */
+	a->sample_type &= ~(uint64_t)PERF_SAMPLE_BRANCH_STACK;
 	snprintf(n[0].ev.name, sizeof(n[0].ev.name), "dummy:HG");
 	first->mmap = first->mmap2 = first->mmap_data = first->comm = first->comm_exec = 0;
 	first->task = first->context_switch = 0;
@@ -264,6 +271,10 @@ int sample_config__apply(struct evlist *l, const struct record_opts *o, char *er
 	 */
 	for (size_t i = 0; i < l->nr; i++)
 		l->evsel[i].ev.attr.write_backward = o->overwrite;
+	/* Each event's own terms last, as perf's evsel__apply_config_terms() (the dummy has none). */
+	ret = sample_terms__apply(l, o, err, errlen);
+	if (ret)
+		return ret;
 	return o->cgroup ? open_cgroup(l, o, err, errlen) : 0;
 }
 

@@ -92,11 +92,22 @@ expect_completion "shardrec merge --rec" "--recover"
 expect_completion "shardrec job --job" "--job-cgroup"
 expect_completion "shardrec job --keep" "--keep-shards"
 expect_completion "shardrec job --shard" "--shard-dir"
+expect_completion "shardrec record --affinity=no" "node"
+expect_completion "shardrec record --affinity " "sys"
+expect_completion "shardrec record -u roo" root
+expect_completion "shardrec record -p $$" "$$"
+complete_line "shardrec job --switch" >c.txt
+! grep -q -- --switch c.txt || { cat c.txt; fail "completion offers job the rotation options job refuses"; }
+expect_completion "shardrec record --switch-output-ev" "--switch-output-event"
 mkdir localdisk
 expect_completion "shardrec record --shard-dir loc" localdisk
+expect_completion "shardrec record --buildid" "--buildid-dir"
+expect_completion "shardrec record --buildid-dir loc" localdisk
 expect_completion "shardrec record -e cpu-cl" cpu-clock
 expect_completion "shardrec record -e cs,task-cl" "cs,task-clock"
 expect_completion "shardrec record -k mono" monotonic_raw
+expect_completion "shardrec record -j any_c" any_call
+expect_completion "shardrec record --branch-filter any,ind_" "any,ind_jmp"
 expect_completion "shardrec record --switch-output=sig" signal
 expect_completion "shardrec record --switch-output-event cpu-cl" cpu-clock
 expect_completion "shardrec list " tracepoint

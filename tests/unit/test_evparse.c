@@ -20,6 +20,7 @@
 
 #include "unit_util.h"
 
+#include "recorder/events/callchain.h"
 #include "recorder/events/evparse.h"
 
 static char tmp_root[64];
@@ -394,6 +395,152 @@ static void test_pmu_aliases(void **state)
 	assert_string_equal(p.ev[0].name, "cycles-t:u");
 	assert_int_equal(p.ev[0].attr.exclude_kernel, 1);
 	free(p.ev);
+}
+
+/* Term @i of @ev is @type with @val. */
+static void check_term(const struct evparse_event *ev, unsigned int i, enum evparse_term_type type,
+		       __u64 val)
+{
+	assert_true(i < ev->nr_terms);
+	assert_int_equal(ev->terms[i].type, type);
+	assert_int_equal(ev->terms[i].val, val);
+}
+
+/*
+ * perf 6.1's per-event config terms (config_term_common()): kept in the
+ * order given, for sample_terms.c; values checked as perf's parser does.
+ */
+static void test_config_terms(void **state)
+{
+	struct parsed p;
+	const struct evparse_event *ev;
+
+	(void)state;
+	p = parse_ok("cpu-clock/time=1,call-graph=dwarf,stack-size=4096,max-stack=3,inherit,"
+		     "no-inherit,overwrite=0,no-overwrite=0,branch_type=any,aux-output,"
+		     "aux-sample-size=0x40/u", 1);
+	ev = &p.ev[0];
+	assert_int_equal(ev->nr_terms, 11);
+	check_term(ev, 0, EVPARSE_TERM_TIME, 1);
+	check_term(ev, 1, EVPARSE_TERM_CALLGRAPH, CALLCHAIN_DWARF);
+	check_term(ev, 2, EVPARSE_TERM_STACK_SIZE, 4096);
+	check_term(ev, 3, EVPARSE_TERM_MAX_STACK, 3);
+	check_term(ev, 4, EVPARSE_TERM_INHERIT, 1);
+	check_term(ev, 5, EVPARSE_TERM_INHERIT, 0);
+	check_term(ev, 6, EVPARSE_TERM_OVERWRITE, 0);
+	check_term(ev, 7, EVPARSE_TERM_OVERWRITE, 1); /* no-overwrite=0: overwrite, as perf */
+	check_term(ev, 8, EVPARSE_TERM_BRANCH, PERF_SAMPLE_BRANCH_ANY);
+	check_term(ev, 9, EVPARSE_TERM_AUX_OUTPUT, 1);
+	check_term(ev, 10, EVPARSE_TERM_AUX_SAMPLE_SIZE, 0x40);
+	/* the name is the text; the modifier still applies */
+	assert_string_equal(ev->name, "cpu-clock/time=1,call-graph=dwarf,stack-size=4096,"
+				      "max-stack=3,inherit,no-inherit,overwrite=0,no-overwrite=0,"
+				      "branch_type=any,aux-output,aux-sample-size=0x40/u");
+	assert_int_equal(ev->attr.exclude_kernel, 1);
+	free(p.ev);
+
+	/* call-graph=fp and no; inherit=5 is inherit, max-stack alone is 1 */
+	p = parse_ok("cpu-clock/call-graph=fp,call-graph=no,inherit=5,max-stack/", 1);
+	check_term(&p.ev[0], 0, EVPARSE_TERM_CALLGRAPH, CALLCHAIN_FP);
+	check_term(&p.ev[0], 1, EVPARSE_TERM_CALLGRAPH, CALLCHAIN_NONE);
+	check_term(&p.ev[0], 2, EVPARSE_TERM_INHERIT, 1);
+	check_term(&p.ev[0], 3, EVPARSE_TERM_MAX_STACK, 1);
+	free(p.ev);
+
+	/* perf stat's and perf trace's terms: taken, nothing kept, the attr unchanged */
+	p = parse_ok("cpu-clock/percore,percore=0,nr=4,metric-id=m1/", 1);
+	assert_int_equal(p.ev[0].nr_terms, 0);
+	free(p.ev);
+
+	/* branch_type= ORs into the attr while parsing, as config_term_common() (u: any) */
+	p = parse_ok("cpu-clock/branch_type=u/", 1);
+	assert_int_equal(p.ev[0].attr.branch_sample_type, PERF_SAMPLE_BRANCH_ANY);
+	check_term(&p.ev[0], 0, EVPARSE_TERM_BRANCH, PERF_SAMPLE_BRANCH_USER);
+	free(p.ev);
+	p = parse_ok("cpu-clock/branch_type=any,branch_type=k,branch_type=no/", 1);
+	assert_int_equal(p.ev[0].attr.branch_sample_type,
+			 PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_KERNEL);
+	check_term(&p.ev[0], 2, EVPARSE_TERM_BRANCH, 0);
+	free(p.ev);
+
+	/* on PMU events, hw cache and raw events too */
+	p = parse_ok("software/config=0x3,max-stack=2/,L1-dcache-load-misses/no-inherit/,"
+		     "r1a8/call-graph=fp/", 3);
+	assert_int_equal(p.ev[0].attr.config, 3);
+	check_term(&p.ev[0], 0, EVPARSE_TERM_MAX_STACK, 2);
+	check_term(&p.ev[1], 0, EVPARSE_TERM_INHERIT, 0);
+	check_term(&p.ev[2], 0, EVPARSE_TERM_CALLGRAPH, CALLCHAIN_FP);
+	free(p.ev);
+
+	parse_fails("cpu-clock/time=2/", "term 'time' takes 0 or 1");
+	parse_fails("cpu-clock/percore=2/", "term 'percore' takes 0 or 1");
+	parse_fails("cpu-clock/max-stack=abc/", "term 'max-stack' needs a number");
+	parse_fails("cpu-clock/call-graph/", "term 'call-graph' needs a string value");
+	parse_fails("cpu-clock/metric-id/", "term 'metric-id' needs a string value");
+	parse_fails("cpu-clock/metric-id=1/", "term 'metric-id' needs a string value");
+	parse_fails("cpu-clock/call-graph=bogus/", "call-graph=bogus in 'cpu-clock/call-graph=bogus/'"
+						     ": not a call graph mode (fp, dwarf or no)");
+	parse_fails("cpu-clock/call-graph=lbr/", "call-graph=lbr in 'cpu-clock/call-graph=lbr/': "
+						 "not supported");
+	parse_fails("cpu-clock/branch_type=hw_index/", "unknown branch filter (valid: no,u,k,hv,any");
+	parse_fails("cpu-clock/aux-sample-size=0x100000000/", "aux-sample-size=0x100000000 too big");
+	parse_fails("cpu-clock/driver-config=x/", "unknown term 'driver-config'");
+	parse_fails("cpu-clock/event=1/",
+		    "valid terms: config,config1,config2,name,period,freq,branch_type,time,"
+		    "call-graph,stack-size,no-inherit,inherit,max-stack,nr,no-overwrite,overwrite,"
+		    "percore,aux-output,aux-sample-size,metric-id");
+	parse_fails("cpu-clock/nr,nr,inherit,inherit,inherit,inherit,inherit,inherit,inherit,inherit,"
+		    "inherit,inherit,inherit,inherit,inherit,inherit,inherit,inherit,inherit/",
+		    "too many terms");
+}
+
+/* Tracepoints take /TERMS/ too: the subset of perf's config_term_tracepoint(). */
+static void test_tracepoint_terms(void **state)
+{
+	struct parsed p;
+
+	(void)state;
+	p = parse_ok("sched:sched_switch/max-stack=3/u", 1);
+	assert_true(p.ev[0].tracepoint);
+	assert_int_equal(p.ev[0].attr.config, 316);
+	assert_string_equal(p.ev[0].name, "sched:sched_switch");
+	assert_int_equal(p.ev[0].attr.exclude_kernel, 1);
+	check_term(&p.ev[0], 0, EVPARSE_TERM_MAX_STACK, 3);
+	free(p.ev);
+
+	p = parse_ok("sched:sched_switch/call-graph=fp,no-inherit,stack-size=64,nr=2,overwrite,"
+		     "aux-output=0,aux-sample-size=8/:k", 1);
+	assert_int_equal(p.ev[0].nr_terms, 6);
+	check_term(&p.ev[0], 1, EVPARSE_TERM_INHERIT, 0);
+	assert_int_equal(p.ev[0].attr.exclude_user, 1);
+	free(p.ev);
+
+	/* a glob's every match gets the terms; a group member too */
+	p = parse_ok("sched:*/max-stack=2/,{cs,sched:sched_wakeup/call-graph=dwarf/}", 4);
+	check_term(&p.ev[0], 0, EVPARSE_TERM_MAX_STACK, 2);
+	check_term(&p.ev[1], 0, EVPARSE_TERM_MAX_STACK, 2);
+	assert_int_equal(p.ev[2].nr_terms, 0);
+	check_term(&p.ev[3], 0, EVPARSE_TERM_CALLGRAPH, CALLCHAIN_DWARF);
+	assert_int_equal(p.ev[3].group_idx, 1);
+	free(p.ev);
+
+	/* empty terms, as perf takes sched:sched_switch// */
+	p = parse_ok("sched:sched_switch//", 1);
+	assert_int_equal(p.ev[0].nr_terms, 0);
+	free(p.ev);
+
+	parse_fails("sched:sched_switch/period=2/",
+		    "term 'period' does not apply to a tracepoint, in 'sched:sched_switch/period=2/'"
+		    "; valid terms: call-graph,stack-size,no-inherit,inherit,max-stack,nr,"
+		    "no-overwrite,overwrite,aux-output,aux-sample-size");
+	parse_fails("sched:sched_switch/name=x/", "term 'name' does not apply to a tracepoint");
+	parse_fails("sched:sched_switch/time/", "term 'time' does not apply to a tracepoint");
+	parse_fails("sched:sched_switch/percore/", "term 'percore' does not apply");
+	parse_fails("sched:sched_switch/branch_type=any/", "term 'branch_type' does not apply");
+	parse_fails("sched:sched_switch/bogus=1/", "unknown term 'bogus'");
+	parse_fails("sched:sched_switch/max-stack=3", "missing closing '/'");
+	parse_fails("sched:nosuch/max-stack=3/", "unknown tracepoint 'sched:nosuch'");
+	parse_fails("sched:sched_switch/max-stack=3/Z", "bad modifier 'Z'");
 }
 
 static void test_unknown(void **state)
@@ -894,6 +1041,8 @@ int main(void)
 		cmocka_unit_test(test_software_pmu_terms),
 		cmocka_unit_test(test_cpu_pmu_formats),
 		cmocka_unit_test(test_pmu_aliases),
+		cmocka_unit_test(test_config_terms),
+		cmocka_unit_test(test_tracepoint_terms),
 		cmocka_unit_test(test_unknown),
 		cmocka_unit_test(test_tracepoints),
 		cmocka_unit_test(test_raw_and_breakpoints),

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * perf record's sample options: --call-graph and register parsing, the
- * option values of cli_sample.c, and HEADER_TRACING_DATA built from a fake
- * tracefs tree, decoded back field by field.
+ * option values of cli_sample.c, branch stack modes (-b, -j), perf's
+ * per-event terms over the options (attrs as perf 6.1 sets them), and
+ * HEADER_TRACING_DATA built from a fake tracefs tree, decoded back field by
+ * field.
  */
+#include "recorder/events/branch_filter.h"
 #include "recorder/events/callchain.h"
+#include "recorder/events/evlist.h"
 #include "recorder/cli/cli_sample.h"
 #include "recorder/cli/cli_record.h"
 #include "recorder/events/record_opts.h"
@@ -230,6 +234,299 @@ static void test_switch_output(void **state)
 	record_opts__release(&o);
 }
 
+/* ---- branch stack modes: -b, -j and branch_type= ---- */
+
+/* perf 6.1's parse-branch-options.c: every mode it knows, its rule, its refusals. */
+static void test_branch_filter(void **state)
+{
+	static const struct {
+		const char *name;
+		uint64_t bit;
+	} modes[] = {
+		{"u", PERF_SAMPLE_BRANCH_USER}, {"k", PERF_SAMPLE_BRANCH_KERNEL},
+		{"hv", PERF_SAMPLE_BRANCH_HV}, {"any", PERF_SAMPLE_BRANCH_ANY},
+		{"any_call", PERF_SAMPLE_BRANCH_ANY_CALL},
+		{"any_ret", PERF_SAMPLE_BRANCH_ANY_RETURN},
+		{"ind_call", PERF_SAMPLE_BRANCH_IND_CALL}, {"abort_tx", PERF_SAMPLE_BRANCH_ABORT_TX},
+		{"in_tx", PERF_SAMPLE_BRANCH_IN_TX}, {"no_tx", PERF_SAMPLE_BRANCH_NO_TX},
+		{"cond", PERF_SAMPLE_BRANCH_COND}, {"ind_jmp", PERF_SAMPLE_BRANCH_IND_JUMP},
+		{"call", PERF_SAMPLE_BRANCH_CALL}, {"save_type", PERF_SAMPLE_BRANCH_TYPE_SAVE},
+		{"stack", PERF_SAMPLE_BRANCH_CALL_STACK}, {"priv", PERF_SAMPLE_BRANCH_PRIV_SAVE},
+	};
+	uint64_t m;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		bool plm = modes[i].bit & PERF_SAMPLE_BRANCH_PLM_ALL;
+
+		assert_int_equal(branch_filter__mode(modes[i].name), modes[i].bit);
+		assert_non_null(strstr(BRANCH_FILTER_MODES, modes[i].name));
+		m = 0;
+		assert_int_equal(branch_filter__parse(modes[i].name, &m, err, sizeof(err)), 0);
+		/* a level alone means any, as perf (-j u records ANY, not USER) */
+		assert_int_equal(m, plm ? PERF_SAMPLE_BRANCH_ANY : modes[i].bit);
+	}
+	/* strcasecmp, as perf */
+	assert_int_equal(branch_filter__mode("ANY_Call"), PERF_SAMPLE_BRANCH_ANY_CALL);
+	m = 0;
+	assert_int_equal(branch_filter__parse("any,u", &m, err, sizeof(err)), 0);
+	assert_int_equal(m, PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER);
+	m = 0;
+	assert_int_equal(branch_filter__parse("k,hv", &m, err, sizeof(err)), 0);
+	assert_int_equal(m, PERF_SAMPLE_BRANCH_ANY);
+	m = 0;
+	assert_int_equal(branch_filter__parse("any_ret,u,k", &m, err, sizeof(err)), 0);
+	assert_int_equal(m, PERF_SAMPLE_BRANCH_ANY_RETURN | PERF_SAMPLE_BRANCH_USER |
+				    PERF_SAMPLE_BRANCH_KERNEL);
+	/* ORed into what is there: a second level list keeps the first's type */
+	m = PERF_SAMPLE_BRANCH_ANY;
+	branch_filter__add(&m, PERF_SAMPLE_BRANCH_USER);
+	assert_int_equal(m, PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER);
+	/* unknown (hw_index is set by perf itself, not a mode of 6.1): one line, the valid ones */
+	m = 7;
+	assert_int_equal(branch_filter__parse("any,hw_index", &m, err, sizeof(err)), -EINVAL);
+	assert_int_equal(m, 7);
+	assert_string_equal(err, "unknown branch filter 'hw_index' (valid: u,k,hv,any,any_call,"
+				 "any_ret,ind_call,abort_tx,in_tx,no_tx,cond,ind_jmp,call,save_type,"
+				 "stack,priv)");
+	assert_int_equal(branch_filter__parse("any,", &m, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "branch filter ''"));
+	assert_int_equal(branch_filter__parse("", &m, err, sizeof(err)), -EINVAL);
+}
+
+/* -b and -j/--branch-filter: perf's parse_branch_stack(), one of them, once. */
+static void test_branch_cli(void **state)
+{
+	struct record_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "record", "-b", "--", "true"), 0);
+	assert_int_equal(o.branch_stack, PERF_SAMPLE_BRANCH_ANY);
+	assert_int_equal(PARSE(&o, "record", "--branch-any", "--", "true"), 0);
+	assert_int_equal(o.branch_stack, PERF_SAMPLE_BRANCH_ANY);
+	assert_int_equal(PARSE(&o, "record", "-j", "any,u", "--", "true"), 0);
+	assert_int_equal(o.branch_stack, PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER);
+	assert_int_equal(PARSE(&o, "record", "--branch-filter=cond,k", "--", "true"), 0);
+	assert_int_equal(o.branch_stack, PERF_SAMPLE_BRANCH_COND | PERF_SAMPLE_BRANCH_KERNEL);
+	assert_int_equal(PARSE(&o, "record", "-j", "u", "--", "true"), 0);
+	assert_int_equal(o.branch_stack, PERF_SAMPLE_BRANCH_ANY);
+	assert_int_equal(PARSE(&o, "record", "--", "true"), 0);
+	assert_int_equal(o.branch_stack, 0);
+	assert_int_equal(PARSE(&o, "record", "-b", "-j", "any", "--", "true"), -EINVAL);
+	assert_non_null(strstr(err, "Can't use --branch-any (-b) with --branch-filter (-j)"));
+	assert_int_equal(PARSE(&o, "record", "-j", "any", "-j", "u", "--", "true"), -EINVAL);
+	assert_int_equal(PARSE(&o, "record", "-j", "foo", "--", "true"), -EINVAL);
+	assert_non_null(strstr(err, "-j/--branch-filter: unknown branch filter 'foo' (valid: u,"));
+	assert_null(strchr(err, '\n'));
+	assert_int_equal(PARSE(&o, "record", "-j"), -EINVAL);
+	assert_non_null(strstr(err, "'-j' needs a value"));
+	record_opts__release(&o);
+}
+
+/* ---- per-event terms over the record options (sample_terms.c) ---- */
+
+/*
+ * evlist__configure() of @events with options @o (a command is recorded):
+ * 0 with the list in @l (release it), or -errno with the message in err.
+ */
+static int configure(struct evlist *l, struct record_opts *o, const char *events)
+{
+	char *argv[] = {"true", NULL};
+	int ret;
+
+	o->events = strdup(events);
+	o->mmap_pages = 128;
+	o->clockid = CLOCK_MONOTONIC;
+	o->argc = 1;
+	o->argv = argv;
+	err[0] = '\0';
+	ret = evlist__configure(l, o, err, sizeof(err));
+	free(o->events);
+	o->events = NULL;
+	if (ret)
+		evlist__release(l);
+	return ret;
+}
+
+/* The attr of event @i of @events with @o, as one value. */
+static struct perf_event_attr attr_of(struct record_opts *o, const char *events, size_t i)
+{
+	struct evlist l;
+	struct perf_event_attr a;
+
+	if (configure(&l, o, events))
+		fail_msg("'%s': %s", events, err);
+	assert_true(i < l.nr);
+	a = l.evsel[i].ev.attr;
+	evlist__release(&l);
+	return a;
+}
+
+static void configure_fails(struct record_opts *o, const char *events, const char *needle)
+{
+	struct evlist l;
+
+	if (!configure(&l, o, events)) {
+		evlist__release(&l);
+		fail_msg("'%s' configured but should fail", events);
+	}
+	if (!strstr(err, needle))
+		fail_msg("'%s': message '%s' lacks '%s'", events, err, needle);
+	assert_null(strchr(err, '\n'));
+}
+
+#define ST(x) PERF_SAMPLE_##x
+#define BASE (ST(IDENTIFIER) | ST(IP) | ST(TID) | ST(TIME) | ST(PERIOD))
+#define DWARF_ST (ST(CALLCHAIN) | ST(REGS_USER) | ST(STACK_USER) | ST(ADDR) | ST(DATA_SRC))
+
+/*
+ * The call graph terms, attr for attr what perf 6.1 sets for the same
+ * command line (perf evlist -v of its recordings), its leftovers included.
+ */
+static void test_callgraph_terms(void **state)
+{
+	struct record_opts o = {0}, g = {.callgraph_fp = true};
+	struct record_opts dw = {.callgraph_dwarf = true, .dwarf_size = 8192};
+	struct record_opts fp7 = {.callgraph_fp = true, .max_stack = 7};
+	struct perf_event_attr a;
+
+	(void)state;
+	a = attr_of(&o, "cpu-clock/max-stack=3/", 0);
+	assert_int_equal(a.sample_type, BASE | ST(CALLCHAIN));
+	assert_int_equal(a.sample_max_stack, 3);
+	a = attr_of(&o, "cpu-clock/max-stack=3,call-graph=fp/", 0);
+	assert_int_equal(a.sample_type, BASE | ST(CALLCHAIN));
+	assert_int_equal(a.sample_max_stack, 3);
+	/* the other event keeps the options' (none) */
+	a = attr_of(&o, "cpu-clock/max-stack=3/,task-clock", 1);
+	assert_int_equal(a.sample_type, BASE);
+	assert_int_equal(a.sample_max_stack, 0);
+
+	a = attr_of(&o, "cpu-clock/call-graph=dwarf/", 0);
+	assert_int_equal(a.sample_type, BASE | DWARF_ST);
+	assert_int_equal(a.sample_stack_user, 8192);
+	assert_int_equal(a.exclude_callchain_user, 1);
+	assert_int_equal(a.sample_regs_user, callchain__all_regs());
+	assert_int_equal(a.mmap_data, 1); /* the tracking event */
+	a = attr_of(&o, "task-clock,cpu-clock/call-graph=dwarf,stack-size=1001/", 1);
+	assert_int_equal(a.sample_stack_user, 1008); /* rounded up to 8, as perf */
+	assert_int_equal(a.mmap_data, 0);
+	a = attr_of(&o, "cpu-clock/call-graph=dwarf,max-stack=4/", 0);
+	assert_int_equal(a.sample_type, BASE | DWARF_ST);
+	assert_int_equal(a.sample_max_stack, 4);
+
+	/* stack-size= alone or call-graph=no: the global call graph goes */
+	a = attr_of(&g, "cpu-clock/stack-size=4096/", 0);
+	assert_int_equal(a.sample_type, BASE);
+	a = attr_of(&g, "cpu-clock/call-graph=no/", 0);
+	assert_int_equal(a.sample_type, BASE);
+	a = attr_of(&o, "cpu-clock/call-graph=no,max-stack=4/", 0);
+	assert_int_equal(a.sample_type, BASE);
+	a = attr_of(&g, "cpu-clock/max-stack=5/", 0);
+	assert_int_equal(a.sample_type, BASE | ST(CALLCHAIN));
+	assert_int_equal(a.sample_max_stack, 5);
+	a = attr_of(&g, "cpu-clock/stack-size=0/", 0); /* 0: as if not given */
+	assert_int_equal(a.sample_type, BASE | ST(CALLCHAIN));
+
+	/* over --call-graph dwarf: its bits go, its values stay (perf's evsel__reset_callgraph) */
+	a = attr_of(&dw, "cpu-clock/call-graph=fp/", 0);
+	assert_int_equal(a.sample_type, BASE | ST(CALLCHAIN) | ST(ADDR) | ST(DATA_SRC));
+	assert_int_equal(a.exclude_callchain_user, 1);
+	assert_int_equal(a.sample_stack_user, 8192);
+	assert_int_equal(a.sample_regs_user, callchain__all_regs());
+	a = attr_of(&dw, "cpu-clock/max-stack=5/", 0);
+	assert_int_equal(a.sample_type, BASE | ST(CALLCHAIN) | ST(ADDR) | ST(DATA_SRC));
+	assert_int_equal(a.sample_max_stack, 5);
+	/* over --call-graph fp,7: dwarf, and no max stack of its own */
+	a = attr_of(&fp7, "cpu-clock/call-graph=dwarf/", 0);
+	assert_int_equal(a.sample_type, BASE | DWARF_ST);
+	assert_int_equal(a.sample_max_stack, 0);
+	a = attr_of(&fp7, "task-clock,cpu-clock/call-graph=fp/", 0);
+	assert_int_equal(a.sample_max_stack, 7);
+
+	/* --user-callchains and --user-regs reach the event's own call graph */
+	o.user_callchains = true;
+	a = attr_of(&o, "cpu-clock/max-stack=3/", 0);
+	assert_int_equal(a.exclude_callchain_kernel, 1);
+	o.user_callchains = false;
+#if defined(__x86_64__)
+	o.user_regs = 0x1c0;
+	a = attr_of(&o, "cpu-clock/call-graph=dwarf/", 0);
+	assert_int_equal(a.sample_regs_user, 0x1c0 | callchain__dwarf_min_regs());
+	o.user_regs = 0;
+#endif
+
+	configure_fails(&o, "cpu-clock/max-stack=70000/",
+			"cpu-clock/max-stack=70000/: max-stack=70000 is above "
+			"kernel.perf_event_max_stack");
+	configure_fails(&o, "cpu-clock/call-graph=dwarf,stack-size=70000/",
+			"stack-size=70000: a dwarf stack copy is 8..65528 bytes");
+	/* not a dwarf call graph: perf takes it and ignores the size */
+	a = attr_of(&o, "cpu-clock/call-graph=fp,stack-size=70000/", 0);
+	assert_int_equal(a.sample_stack_user, 0);
+}
+
+/* inherit, overwrite, time, aux-*, branch_type= and the terms without effect. */
+static void test_other_terms(void **state)
+{
+	struct record_opts o = {0}, noinh = {.no_inherit = true}, ow = {.overwrite = true};
+	struct record_opts br = {.branch_stack = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER};
+	struct perf_event_attr a, plain;
+
+	(void)state;
+	assert_int_equal(attr_of(&o, "cpu-clock/no-inherit/", 0).inherit, 0);
+	assert_int_equal(attr_of(&o, "cpu-clock/inherit=0/", 0).inherit, 0);
+	assert_int_equal(attr_of(&o, "cpu-clock/no-inherit=0/", 0).inherit, 1);
+	assert_int_equal(attr_of(&noinh, "cpu-clock", 0).inherit, 0);
+	assert_int_equal(attr_of(&noinh, "cpu-clock/inherit/", 0).inherit, 1);
+	assert_int_equal(attr_of(&noinh, "cpu-clock/inherit/,task-clock", 1).inherit, 0);
+
+	/* one ring per CPU: overwrite only as --overwrite says */
+	assert_int_equal(attr_of(&o, "cpu-clock/no-overwrite/", 0).write_backward, 0);
+	assert_int_equal(attr_of(&ow, "cpu-clock/overwrite/", 0).write_backward, 1);
+	configure_fails(&o, "cpu-clock/overwrite/",
+			"cpu-clock/overwrite/: overwrite: not supported on some events only");
+	configure_fails(&ow, "cpu-clock/no-overwrite/",
+			"no-overwrite: not supported with --overwrite");
+
+	/* time=1, percore, nr, metric-id: the attr of the plain event */
+	plain = attr_of(&o, "cpu-clock", 0);
+	a = attr_of(&o, "cpu-clock/time=1,percore,nr=3,metric-id=m/", 0);
+	assert_memory_equal(&a, &plain, sizeof(a));
+	configure_fails(&o, "cpu-clock/time=0/", "cpu-clock/time=0/: time=0: not supported");
+
+	a = attr_of(&o, "cpu-clock/aux-output/", 0);
+	assert_int_equal(a.aux_output, 1);
+	configure_fails(&o, "cpu-clock/aux-sample-size=4096/",
+			"aux-sample-size: No AUX area event to sample");
+
+	/* branch_type=: perf ORs it twice (parse and apply), so u is USER|ANY */
+	a = attr_of(&o, "cpu-clock/branch_type=u/", 0);
+	assert_int_equal(a.sample_type, BASE | ST(BRANCH_STACK));
+	assert_int_equal(a.branch_sample_type, PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER);
+	a = attr_of(&o, "cpu-clock/branch_type=any,branch_type=no/", 0);
+	assert_int_equal(a.sample_type, BASE);
+	/* -j sets every event, a term adds to it */
+	a = attr_of(&br, "cpu-clock,task-clock/branch_type=k/", 0);
+	assert_int_equal(a.sample_type, BASE | ST(BRANCH_STACK));
+	assert_int_equal(a.branch_sample_type, PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER);
+	a = attr_of(&br, "cpu-clock,task-clock/branch_type=k/", 1);
+	assert_int_equal(a.branch_sample_type, PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER |
+						       PERF_SAMPLE_BRANCH_KERNEL);
+	a = attr_of(&br, "cpu-clock/branch_type=no/", 0);
+	assert_int_equal(a.sample_type, BASE);
+	/* -D's tracking dummy never samples: no branch stack on it */
+	br.delay_ms = 10;
+	a = attr_of(&br, "cpu-clock", 0);
+	assert_int_equal(a.config, PERF_COUNT_SW_DUMMY);
+	assert_int_equal(a.sample_type & ST(BRANCH_STACK), 0);
+	assert_int_equal(attr_of(&br, "cpu-clock", 1).sample_type & ST(BRANCH_STACK),
+			 ST(BRANCH_STACK));
+	/* the terms apply to the event, not to the dummy made from it */
+	a = attr_of(&br, "cpu-clock/max-stack=3/", 0);
+	assert_int_equal(a.sample_type & ST(CALLCHAIN), 0);
+}
+
 /* ---- tracing data from a fake tracefs ---- */
 
 static char root[64];
@@ -375,6 +672,10 @@ int main(void)
 	    cmocka_unit_test(test_cli_values),
 	    cmocka_unit_test(test_perf_spellings),
 	    cmocka_unit_test(test_switch_output),
+	    cmocka_unit_test(test_branch_filter),
+	    cmocka_unit_test(test_branch_cli),
+	    cmocka_unit_test(test_callgraph_terms),
+	    cmocka_unit_test(test_other_terms),
 	    cmocka_unit_test_setup_teardown(test_tracing_data, tracefs_setup, tracefs_teardown),
 	};
 
