@@ -738,6 +738,8 @@ int session__record(struct record_opts *o)
 {
 	struct session s = {.o = o, .dirfd = -1, .sigfd = -1, .ctl = {.fd = -1, .ack_fd = -1},
 			    .tail = {.fd = -1}, .pipe = {.fd = -1}};
+	/* session__output points o->output into s: the caller's again when s is gone. */
+	const char *output = o->output;
 	int ret, code = 1;
 
 	ret = session__signals(&s);
@@ -776,5 +778,6 @@ int session__record(struct record_opts *o)
 	code = session__finish(&s);
 out:
 	session__release(&s);
+	o->output = output;
 	return code;
 }
