@@ -5,6 +5,7 @@
 #include "recorder/cli/cli_config.h"
 #include "recorder/cli/cli_switch.h"
 #include "recorder/events/callchain.h"
+#include "recorder/util/suggest.h"
 #include "recorder/util/log.h"
 
 #include <errno.h>
@@ -548,6 +549,32 @@ static int record_opts__apply(struct record_opts *o, int c, const char *arg, cha
 	return 0;
 }
 
+/*
+ * A long option getopt refused: one it knows that lacks its value (or has
+ * one it takes none for), or an unknown one, with git's "did you mean"
+ * when one is near (--evnt).
+ */
+static int bad_long_option(const char *arg, char *err, size_t errlen)
+{
+	const char *names[sizeof(longopts) / sizeof(longopts[0])];
+	size_t n = 0, len = strcspn(arg + 2, "=");
+	char name[64];
+	const char *near;
+
+	snprintf(name, sizeof(name), "%.*s", (int)len, arg + 2);
+	for (const struct option *lo = longopts; lo->name; lo++) {
+		if (!strcmp(lo->name, name))
+			BAD("option '--%s' %s (see shardrec record --help)", name,
+			    lo->has_arg == no_argument ? "takes no value" : "needs a value");
+		names[n++] = lo->name;
+	}
+	near = suggest__closest(name, names, n);
+	if (near)
+		BAD("option '%s' is unknown: did you mean '--%s'? (see shardrec record --help)", arg,
+		    near);
+	BAD("option '%s' is unknown (see shardrec record --help)", arg);
+}
+
 int record_opts__check(struct record_opts *o, char *err, size_t errlen)
 {
 	int targets = !!o->pid_list + !!o->tid_list + (o->system_wide || o->cpu_list) + !!o->uid;
@@ -593,11 +620,13 @@ int record_opts__parse_args(struct record_opts *o, int argc, char **argv, char *
 		if (c == 'h')
 			return 1;
 		if (c == '?' || c == ':') {
+			/* The user's spelling: --output, not the -o it stands for. */
+			if (!strncmp(argv[optind - 1], "--", 2))
+				return bad_long_option(argv[optind - 1], err, errlen);
 			if (optopt && optopt < 256)
 				BAD("option '-%c' %s (see shardrec record --help)", optopt,
 				    strchr("CptreFckomDGurj", optopt) ? "needs a value" : "is unknown");
-			BAD("option '%s' is unknown or needs a value (see shardrec record --help)",
-			    argv[optind - 1]);
+			return bad_long_option(argv[optind - 1], err, errlen);
 		}
 		ret = record_opts__apply(o, c, optarg, err, errlen);
 		if (ret)

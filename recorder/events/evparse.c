@@ -20,6 +20,7 @@
  * itself); everything else keeps the text as written, modifiers included.
  */
 #include "recorder/events/evparse_internal.h"
+#include "recorder/util/suggest.h"
 
 __attribute__((format(printf, 3, 4))) int ctx__error(struct evparse_ctx *ctx, int ret,
 							    const char *fmt, ...)
@@ -229,6 +230,25 @@ static const struct sym syms[] = {
 	{ "bpf-output", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_BPF_OUTPUT },
 	{ "cgroup-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CGROUP_SWITCHES },
 };
+
+/*
+ * An unknown name: perf says to run perf list; the nearest symbolic name
+ * too, as git's "did you mean" (-e cyclse, -e cpu-clok).
+ */
+static int sym__unknown(struct evparse_ctx *ctx, const char *text, const char *name)
+{
+	const char *names[sizeof(syms) / sizeof(syms[0])];
+	const char *near;
+
+	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++)
+		names[i] = syms[i].name;
+	near = suggest__closest(name, names, sizeof(syms) / sizeof(syms[0]));
+	if (near)
+		return ctx__error(ctx, -ENOENT, "unknown event '%s': did you mean '%s'? (shardrec "
+				  "list shows this machine's events)", text, near);
+	return ctx__error(ctx, -ENOENT, "unknown event '%s' (shardrec list shows this machine's "
+			  "events)", text);
+}
 
 #define CACHE_ALIASES 5
 
@@ -642,7 +662,7 @@ int event__parse(struct evparse_ctx *ctx, const char *text)
 		*colon = ':';
 		ret = tp__event(ctx, text, work);
 	} else if (ret == -ENOENT) {
-		ret = ctx__error(ctx, -ENOENT, "unknown event '%s'", text);
+		ret = sym__unknown(ctx, text, work);
 	}
 out_free:
 	free(work);

@@ -24,6 +24,9 @@ expect 2 "unknown command 'recrod': did you mean 'record'\\?" -- recrod -o x.dat
 expect 2 "unknown command 'frobnicate' \\(see shardrec help\\)" -- frobnicate
 expect 2 "'report' is perf's: .*perf report -i perf.data" -- report -i x.data
 expect 2 "'stat' is perf's" -- stat -- true
+expect 2 "option '--evnt' is unknown: did you mean '--event'\\?" -- record --evnt cs -o x.data -- true
+expect 2 "option '--output' needs a value" -- record --output
+expect 2 "unknown event 'cyclse': did you mean 'cycles'\\? \\(shardrec list" -- record -e cyclse -o x.data -- true
 expect 2 "needs a value" -- record -o x.data -e
 # Bad usage exits 2, whether getopt or the setup finds it (README).
 expect 2 "no-such-event" -- record -e no-such-event -o x.data -- true

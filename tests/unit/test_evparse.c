@@ -546,7 +546,10 @@ static void test_tracepoint_terms(void **state)
 static void test_unknown(void **state)
 {
 	(void)state;
-	parse_fails("nosuch", "unknown event 'nosuch'");
+	parse_fails("nosuch", "unknown event 'nosuch' (shardrec list shows");
+	/* a typo: git's "did you mean", and where the list is */
+	parse_fails("cyclse", "unknown event 'cyclse': did you mean 'cycles'? (shardrec list");
+	parse_fails("cpu-clok", "did you mean 'cpu-clock'?");
 	parse_fails("cycles-x", "unknown event 'cycles-x'");
 	parse_fails("cs,,cpu-clock", "empty event");
 	parse_fails("", "empty event");
