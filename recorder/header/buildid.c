@@ -303,18 +303,22 @@ static int vdso_range(uintptr_t *start, uintptr_t *end)
 	return err ? err : -ENOENT;
 }
 
-int buildid__read_vdso(uint8_t id[20], uint8_t *size)
+int buildid__vdso_image(int fd)
 {
 	uintptr_t start, end;
-	int fd, err = vdso_range(&start, &end);
+	int err = vdso_range(&start, &end);
 
-	if (err)
-		return err;
+	return err ? err : pfile__pwrite_full(fd, (const void *)start, end - start, 0);
+}
+
+int buildid__read_vdso(uint8_t id[20], uint8_t *size)
+{
 	/* As perf copies its own vdso to a file: the fd reader checks every offset. */
-	fd = memfd_create("shardrec-vdso", MFD_CLOEXEC);
+	int fd = memfd_create("shardrec-vdso", MFD_CLOEXEC), err;
+
 	if (fd < 0)
 		return -errno;
-	err = pfile__pwrite_full(fd, (const void *)start, end - start, 0);
+	err = buildid__vdso_image(fd);
 	if (!err)
 		err = buildid__read_fd(fd, id, size);
 	close(fd);

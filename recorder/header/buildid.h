@@ -20,6 +20,11 @@ int buildid__read_kernel(const char *sys_root, uint8_t id[20], uint8_t *size);
  * (perf reads a copy of its own). 0 / -errno.
  */
 int buildid__read_vdso(uint8_t id[20], uint8_t *size);
+/*
+ * This process's [vdso] image (from its /proc/self/maps range) into @fd
+ * at offset 0, as perf copies its own for the cache. 0 / -errno.
+ */
+int buildid__vdso_image(int fd);
 /* Module's build id from @sys_root/sys/module/NAME/notes/.note.gnu.build-id. 0 / -errno */
 int buildid__read_module(const char *sys_root, const char *name, uint8_t id[20], uint8_t *size);
 /*

@@ -327,43 +327,6 @@ int buildid_cache__add_kernel(const char *dir, const uint8_t *id, size_t len)
 	return ret ? ret : cache_ent__add(&e, ENT_KALLSYMS, "/proc/kallsyms");
 }
 
-/* This process's [vdso] mapping, from /proc/self/maps as perf's find_map(). 0 / -errno. */
-static int vdso__range(uintptr_t *start, uintptr_t *end)
-{
-	const size_t name_len = strlen(VDSO_NAME);
-	FILE *f = fopen("/proc/self/maps", "re");
-	char *line = NULL;
-	size_t cap = 0;
-	int ret = -ENOENT;
-
-	if (!f)
-		return -errno;
-	while (ret == -ENOENT && getline(&line, &cap, f) > 0) {
-		size_t len = strcspn(line, "\n");
-		unsigned long s, e;
-
-		if (len < name_len || memcmp(line + len - name_len, VDSO_NAME, name_len))
-			continue;
-		if (sscanf(line, "%lx-%lx", &s, &e) != 2 || e <= s)
-			break;
-		*start = s;
-		*end = e;
-		ret = 0;
-	}
-	free(line);
-	fclose(f);
-	return ret;
-}
-
-/* The vdso image into @fd. 0 / -errno. */
-static int vdso__write(int fd)
-{
-	uintptr_t start = 0, end = 0;
-	int ret = vdso__range(&start, &end);
-
-	return ret ? ret : pfile__pwrite_full(fd, (const void *)start, end - start, 0);
-}
-
 int buildid_cache__add_vdso(const char *dir)
 {
 	/* perf's VDSO__TEMP_FILE_NAME: /tmp, which decides between link and copy as for perf */
@@ -377,7 +340,7 @@ int buildid_cache__add_vdso(const char *dir)
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	ret = vdso__write(fd);
+	ret = buildid__vdso_image(fd);
 	if (close(fd) && !ret)
 		ret = -errno;
 	if (!ret)
