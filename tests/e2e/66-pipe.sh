@@ -25,6 +25,12 @@ grep -q 'hot_loop' rep.txt || { head -20 rep.txt; fail "perf report -i -: no hot
 clean scr
 check_monotonic scr.txt
 [ "$(wc -l <scr.txt)" -gt 50 ] || fail "perf script -i -: $(wc -l <scr.txt) samples"
+# The summary says the shards were streamed during the run, not "merged in
+# 0.39 s" as if a merge had taken the whole run.
+"$SHARDREC" record -o - -- "$H" 200 1 2>sum.err >/dev/null || { cat sum.err; fail "record -o - with a summary"; }
+grep -q "writer.*, streamed [0-9.]* MB of shards while recording ([0-9.]* s) \]" sum.err ||
+	{ cat sum.err; fail "-o -: the summary does not say it streamed"; }
+! grep -q "merged .* of shards in" sum.err || fail "-o -: the summary says merged"
 "$SHARDREC" record -q -o - -- "$H" 300 2 2>inj.err |
 	"$PERF" inject -o f.data 2>inj.perr || fail "record -o - | perf inject"
 clean inj

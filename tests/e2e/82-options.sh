@@ -137,6 +137,8 @@ size=$(stat -c %s max.data)
 [ ! -s base.err ] || { cat base.err; fail "-q printed"; }
 "$SHARDREC" record -v -e cpu-clock -o verbose.data -- "$M" -s 0.1 >/dev/null 2>verbose.err
 grep -q "^shardrec: writer 0:" verbose.err || { cat verbose.err; fail "-v printed no writer line"; }
+# -v names --affinity as the option takes it (it printed "group cpus")
+grep -q "^shardrec: writers: --affinity=cpu (the default)," verbose.err || { cat verbose.err; fail "-v: --affinity"; }
 "$SHARDREC" record --dry-run -a -o dry.data >dry.out 2>&1 || { cat dry.out; fail "--dry-run failed"; }
 [ -s dry.out ] && [ ! -e dry.data ] && [ ! -e dry.data.shards ] || fail "--dry-run recorded"
 
