@@ -12,7 +12,7 @@
 . "$(dirname "$0")/lib.sh"
 need_perf_event
 [ "$(id -u)" = 0 ] || skip "not root: cannot create a user or set file capabilities"
-for c in setcap setpriv useradd userdel python3; do
+for c in setcap setpriv useradd userdel python3 inotifywait; do
 	command -v $c >/dev/null || skip "$c not installed (.ci/packages-test)"
 done
 grep -q '^NoNewPrivs:[[:space:]]*0' /proc/self/status || skip "no_new_privs is set: file capabilities are inert"
@@ -68,13 +68,10 @@ rank() {
 
 # 1. An ordinary user, two ranks: the node's ranks recorded, user space
 #    only; nothing but the output and its .json created in the shared directory.
-watch=
-if command -v inotifywait >/dev/null; then
-	inotifywait -q -m -r -e create -e moved_to --format '%w%f' . >../shared.log 2>&1 &
-	watch=$!
-	bg+=("$watch")
-	sleep 0.3
-fi
+inotifywait -q -m -r -e create -e moved_to --format '%w%f' . >../shared.log 2>&1 &
+watch=$!
+bg+=("$watch")
+sleep 0.3
 STEP=1
 (rank plain 1 -- sh -c 'echo $$ >app1.pid; exec "$0" "$@"' "$TMP/bin/hot" 500 1) 2>r1.err &
 r1=$!
@@ -99,11 +96,9 @@ check_perf_file "$f.root"
 sd=$TMP/local/shardrec-job.$(id -u "$user").4243.1.n1.shards
 [ "$(json "$f.json" 'd["shard_dir"]')" = "$sd/$f.shards" ] || fail "shard_dir: $(json "$f.json" 'd["shard_dir"]')"
 [ -z "$(ls -A "$TMP/local")" ] || fail "left in \$TMPDIR: $(ls -A "$TMP/local")"
-if [ -n "$watch" ]; then
-	kill "$watch"
-	grep -q "^\./$f$" ../shared.log || { cat ../shared.log; fail "inotify saw no output file"; }
-	! grep -E '\.shards|/shard\.' ../shared.log || fail "shards were created in the shared directory"
-fi
+kill "$watch"
+grep -q "^\./$f$" ../shared.log || { cat ../shared.log; fail "inotify saw no output file"; }
+! grep -E '\.shards|/shard\.' ../shared.log || fail "shards were created in the shared directory"
 echo "ordinary user: mode ranks, $(json "$f.json" 'd["samples"]') samples, no shard in the shared directory"
 
 # 2. SIGKILL the recorder: its .json, written when recording began, gives

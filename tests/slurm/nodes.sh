@@ -240,11 +240,8 @@ echo "node2 unrecorded, node1 and node3 recorded: ok at $(at)"
 
 # 4. An ordinary user's job: paranoid 2, no capabilities, a plain copy of
 #    shardrec, -o on the shared directory, SLURM_TMPDIR node-local.
-if ! command -v inotifywait >/dev/null || ! useradd -M -s /usr/sbin/nologin "$user"; then
-	echo "no inotifywait or useradd: the ordinary user's job is not tested"
-	echo "slurm nodes test: $(at)"
-	exit 0
-fi
+command -v inotifywait >/dev/null || fail "inotifywait not installed (.ci/packages-test: inotify-tools)"
+useradd -M -s /usr/sbin/nologin "$user" || fail "useradd $user failed"
 echo 2 >$para
 mkdir -m 0755 bin
 cp "$SHARDREC" bin/shardrec
