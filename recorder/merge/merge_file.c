@@ -2,6 +2,8 @@
 /* Output assembly: header.data, shards and tail.raw in, the perf.data with its features out. */
 #include "recorder/merge/merge_internal.h"
 
+#include <sys/file.h>
+
 /* ---- setup and the rest of the file ---- */
 
 static int shard_name_cmp(const void *a, const void *b)
@@ -330,19 +332,44 @@ static int open_header(struct merger *m)
 	return m->st->samples_per_event ? 0 : -ENOMEM;
 }
 
+/*
+ * FILE.partial, locked (flock) until it has become FILE: two merges to one
+ * output (both publishing, one unlinking the other's file as stale) left
+ * none. The second one now fails at once. The lock is taken on the inode
+ * the name still holds: one renamed to FILE meanwhile is published, not
+ * stale. A .partial nobody holds is a dead merge's: emptied and reused.
+ */
 static int open_output(struct merger *m, char *tmp, size_t len)
 {
-	snprintf(tmp, len, "%s.partial", m->o->output);
-	/* A stale .partial is a dead merge's: ours by name, never valid data. */
-	unlink(tmp);
-	m->out_fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (m->out_fd < 0) {
-		int err = -errno;
+	struct stat fs, ps;
+	int err = 0;
 
-		snprintf(m->err, m->errlen, "%s: %s", tmp, strerror(errno));
-		return err;
+	snprintf(tmp, len, "%s.partial", m->o->output);
+	for (int tries = 0; tries < 8; tries++) {
+		m->out_fd = open(tmp, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (m->out_fd < 0)
+			break;
+		if (flock(m->out_fd, LOCK_EX | LOCK_NB)) {
+			err = errno == EWOULDBLOCK ? -EBUSY : -errno;
+			break;
+		}
+		if (!fstat(m->out_fd, &fs) && !stat(tmp, &ps) && fs.st_ino == ps.st_ino &&
+		    fs.st_dev == ps.st_dev)
+			return ftruncate(m->out_fd, 0) ? -errno : 0;
+		close(m->out_fd); /* renamed away while we waited: take the new name */
+		m->out_fd = -1;
 	}
-	return 0;
+	if (!err)
+		err = m->out_fd < 0 ? -errno : -EBUSY;
+	if (m->out_fd >= 0)
+		close(m->out_fd);
+	m->out_fd = -1;
+	if (err == -EBUSY)
+		snprintf(m->err, m->errlen, "%s: another merge is writing %s (one merge to one "
+			 "output)", tmp, m->o->output);
+	else
+		snprintf(m->err, m->errlen, "%s: %s", tmp, strerror(-err));
+	return err;
 }
 
 static void merger_release(struct merger *m)
@@ -442,13 +469,14 @@ static int run_file(struct merger *m)
 	 */
 	if (!ret && fdatasync(m->out_fd))
 		ret = -errno;
-	if (close(m->out_fd) && !ret)
-		ret = -errno;
-	m->out_fd = -1;
+	/* Published under the lock (open_output): nobody takes the inode for stale. */
 	if (!ret)
 		ret = merge__publish(tmp, m->o->output);
 	if (ret)
 		unlink(tmp);
+	if (close(m->out_fd) && !ret)
+		ret = -errno;
+	m->out_fd = -1;
 	return ret;
 }
 

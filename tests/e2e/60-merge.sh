@@ -16,6 +16,26 @@ cmp -s a.txt b.txt || { diff a.txt b.txt | head; fail "merge of kept shards diff
 "$SHARDREC" merge k.data.shards -o m.data -q || fail "second merge failed"
 [ -f m.data.old ] || fail "existing output was not rotated to .old"
 
+# Two merges to one output: the one that comes while the other writes fails
+# at once, one line, and touches nothing; the output stays whole. (The
+# second merge used to unlink the first's FILE.partial as stale: 6 of 6
+# runs left no file.) A merge holding FILE.partial is played by flock(1).
+cp m.data m.before
+command -v flock >/dev/null || fail "flock not installed (util-linux)"
+flock m.data.partial sleep 2 &
+holder=$!
+sleep 0.3
+rc=0
+"$SHARDREC" merge -q k.data.shards -o m.data 2>busy.err || rc=$?
+cat busy.err
+[ "$rc" = 1 ] && [ "$(wc -l <busy.err)" = 1 ] &&
+	grep -q "m.data.partial: another merge is writing m.data" busy.err || fail "a merge into a busy output: rc $rc"
+cmp -s m.data m.before && [ -e m.data.partial ] || fail "a refused merge touched m.data or the other's m.data.partial"
+wait $holder
+# Once nobody holds it, a leftover .partial is a dead merge's: reused.
+"$SHARDREC" merge -q k.data.shards -o m.data || fail "merge over a dead merge's m.data.partial"
+[ ! -e m.data.partial ] && check_perf_file m.data
+
 # System-wide until a signal: SIGINT and SIGTERM both give a complete file, exit 0.
 for sig in INT TERM; do
 	"$SHARDREC" record -a -o s.data 2>sig.err &
