@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,9 +178,20 @@ enum control_cmd control__next(struct control *c)
 
 void control__ack(struct control *c)
 {
-	if (c->ack_fd >= 0 && write(c->ack_fd, "ack\n", 4) < 0) {
-		/* A reader that went away is its own business: the recording goes on. */
-	}
+	struct pollfd p = {.fd = c->ack_fd, .events = POLLOUT};
+
+	if (c->ack_fd < 0)
+		return;
+	/*
+	 * An ACK nobody reads must not stop the recorder: a fifo: ACK is
+	 * opened O_RDWR (shardrec is its own reader), so 64 KiB of unread acks
+	 * blocked the write, and with it the main thread and SIGTERM. POLLOUT
+	 * on a pipe means PIPE_BUF bytes of room: the 4-byte write cannot
+	 * block. Otherwise the ack is dropped, said once.
+	 */
+	if (poll(&p, 1, 0) == 1 && (p.revents & POLLOUT) && write(c->ack_fd, "ack\n", 4) == 4)
+		return;
+	c->acks_dropped++;
 }
 
 void control__close(struct control *c)

@@ -28,6 +28,8 @@ struct control {
 	size_t len;
 	char last[64];       /* the last command read, for messages */
 	bool flooded;        /* stopped reading: CONTROL_MAX_READS buffers and no command */
+	unsigned long acks_dropped; /* acks not written: nobody reads the ACK channel */
+	bool acks_said;      /* the caller said so (once) */
 };
 
 /* Buffers one control__next call reads at most without finding a command. */

@@ -108,6 +108,11 @@ static bool session__should_stop(struct session *s)
 	/* -o -: the reader went away; finishing says so. */
 	if (s->pipe.fd >= 0 && pipe_out__failed(&s->pipe))
 		return true;
+	if (s->ctl.acks_dropped && !s->ctl.acks_said) {
+		pr_warn("--control: nobody reads the ACK channel: acks are dropped, the recording "
+			"goes on");
+		s->ctl.acks_said = true;
+	}
 	if (s->ctl.flooded) {
 		pr_warn("--control: the channel sends data but no command: no longer read");
 		s->ctl.flooded = false;

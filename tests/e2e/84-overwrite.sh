@@ -152,6 +152,24 @@ ALLOW_LOSS_WARNING=1 check_perf_file cs.data
 grep -q "snapshot request ignored" nu.err || { cat nu.err; fail "no warning for SIGUSR2"; }
 check_perf_file nu.data
 
+# --- an ACK FIFO nobody reads: acks dropped, never waited for ---
+# shardrec opens a fifo: ACK read-write (its own reader): 20000 pings filled
+# the pipe and blocked the recorder for ever, SIGTERM included.
+mkfifo actl aack
+"$SHARDREC" record -q --control fifo:actl,aack -o ack.data -- sleep 20 2>ack.err &
+rec=$!
+sleep 0.5
+{ for _ in $(seq 20000); do echo ping; done; echo stop; } >actl &
+feeder=$!
+for _ in $(seq 100); do kill -0 "$rec" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$rec" 2>/dev/null; then
+	kill -KILL "$rec" "$feeder" 2>/dev/null || true
+	fail "--control with an ACK nobody reads: the recorder still runs 10 s after 20000 pings and stop"
+fi
+wait "$rec" || true
+[ "$(grep -c "nobody reads the ACK channel" ack.err)" = 1 ] || { cat ack.err; fail "dropped acks not said once"; }
+check_perf_readers ack.data
+
 # --- one-line errors ---
 bad() {
 	local want=$1
