@@ -81,12 +81,50 @@ static int open_tail(struct merger *m, struct shard_tail *t, const char *name)
 	return -EXDEV;
 }
 
+static int by_writer(const void *a, const void *b)
+{
+	const struct mshard *x = *(const struct mshard *const *)a, *y = *(const struct mshard *const *)b;
+
+	return (x->r.hdr.writer > y->r.hdr.writer) - (x->r.hdr.writer < y->r.hdr.writer);
+}
+
+/*
+ * Each writer wrote one shard: two of one writer (cp shard.0 shard.00 in a
+ * kept directory) would be merged twice, every sample doubled. Refused by
+ * name, as a stranger is.
+ */
+static int check_writers(struct merger *m)
+{
+	const struct mshard **v;
+	int ret = 0;
+
+	if (m->nr_shards < 2)
+		return 0;
+	v = malloc(m->nr_shards * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->nr_shards; i++)
+		v[i] = &m->shards[i];
+	qsort(v, m->nr_shards, sizeof(*v), by_writer);
+	for (size_t i = 1; i < m->nr_shards && !ret; i++)
+		if (v[i]->r.hdr.writer == v[i - 1]->r.hdr.writer) {
+			snprintf(m->err, m->errlen, "%s: %s and %s are both writer %u's shard (a "
+				 "copy?): refused, their samples would count twice", m->o->dir,
+				 v[i - 1]->r.name, v[i]->r.name, (unsigned)v[i]->r.hdr.writer);
+			ret = -EEXIST;
+		}
+	free(v);
+	return ret;
+}
+
 int merge_run__check(struct merger *m)
 {
 	int ret;
 
 	header_run_id(m);
 	ret = check_shards(m);
+	if (!ret)
+		ret = check_writers(m);
 	if (!ret)
 		ret = open_tail(m, &m->tail_raw, "tail.raw");
 	if (!ret)

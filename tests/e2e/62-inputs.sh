@@ -40,6 +40,20 @@ set -e
 cat err.txt
 [ "$rc" = 1 ] && grep -q "shard.0: Too many levels of symbolic links" err.txt ||
 	fail "a symlinked shard was followed (rc $rc)"
+# A copy of a shard under another name (issue 33 item 6) was merged twice,
+# every sample doubled, exit 0: refused with one line, with --recover too.
+for copy in shard.00 shard.7; do
+	for rec in "" --recover; do
+		rm -rf d.shards && cp -r base.data.shards d.shards
+		cp d.shards/shard.0 "d.shards/$copy"
+		rc=0
+		"$SHARDREC" merge $rec d.shards -o dup.data 2>err.txt || rc=$?
+		[ "$rc" = 1 ] && [ "$(wc -l <err.txt)" = 1 ] &&
+			grep -qE "shard\.0 and $copy are both writer 0's shard|$copy and shard\.0 are both writer 0's shard" \
+				err.txt && [ ! -e dup.data ] || { cat err.txt; fail "merge $rec with a copied $copy: rc $rc"; }
+	done
+done
+echo "a copied shard: refused, with and without --recover"
 # And the good directory still merges.
 "$SHARDREC" merge base.data.shards -o good.data 2>/dev/null
 check_perf_file good.data
