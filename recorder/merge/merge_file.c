@@ -337,7 +337,8 @@ static int open_header(struct merger *m)
  * output (both publishing, one unlinking the other's file as stale) left
  * none. The second one now fails at once. The lock is taken on the inode
  * the name still holds: one renamed to FILE meanwhile is published, not
- * stale. A .partial nobody holds is a dead merge's: emptied and reused.
+ * stale. A .partial nobody holds is a dead merge's: emptied and reused; a
+ * symbolic link there is removed, not followed.
  */
 static int open_output(struct merger *m, char *tmp, size_t len)
 {
@@ -347,6 +348,9 @@ static int open_output(struct merger *m, char *tmp, size_t len)
 	snprintf(tmp, len, "%s.partial", m->o->output);
 	for (int tries = 0; tries < 8; tries++) {
 		m->out_fd = open(tmp, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		/* A link there is no merge's (ours are files): planted, it goes, never followed. */
+		if (m->out_fd < 0 && errno == ELOOP && !unlink(tmp))
+			continue;
 		if (m->out_fd < 0)
 			break;
 		if (flock(m->out_fd, LOCK_EX | LOCK_NB)) {
