@@ -12,11 +12,7 @@ export PERF_CONFIG=/dev/null # the runner's own ~/.perfconfig stays out of it
 # options and command; their `perf evlist -v` in NAME.attr / NAME.pattr.
 both() {
 	local name=$1
-	shift
-	"$SHARDREC" record -q "$@" -o "$name.data" -- "$M" -s 0.1 >/dev/null 2>"$name.err" ||
-		{ cat "$name.err"; fail "shardrec record $* failed"; }
-	"$PERF" record -q "$@" -o "$name.perf" -- "$M" -s 0.1 >/dev/null 2>"$name.perr" ||
-		{ cat "$name.perr"; fail "perf record $* failed"; }
+	record_both "$@"
 	"$PERF" evlist -v -i "$name.data" >"$name.attr"
 	"$PERF" evlist -v -i "$name.perf" >"$name.pattr"
 }

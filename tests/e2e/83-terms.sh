@@ -42,11 +42,7 @@ attrs() {
 # options; their attrs (NAME.attr, NAME.pattr) must be equal.
 same() {
 	local name=$1
-	shift
-	"$SHARDREC" record -q "$@" -o "$name.data" -- "$M" -s 0.1 >/dev/null 2>"$name.err" ||
-		{ cat "$name.err"; fail "shardrec record $* failed"; }
-	"$PERF" record -q "$@" -o "$name.perf" -- "$M" -s 0.1 >/dev/null 2>"$name.perr" ||
-		{ cat "$name.perr"; fail "perf record $* failed"; }
+	record_both "$@"
 	attrs "$name.data" >"$name.attr"
 	attrs "$name.perf" >"$name.pattr"
 	[ -s "$name.pattr" ] || fail "$name: no events in perf's recording"

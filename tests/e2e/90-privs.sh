@@ -11,17 +11,12 @@ for c in setcap setpriv useradd userdel; do
 done
 grep -q '^NoNewPrivs:[[:space:]]*0' /proc/self/status || skip "no_new_privs is set: file capabilities are inert"
 
-user=srpriv$$
-para=/proc/sys/kernel/perf_event_paranoid
-old_para=$(cat $para)
 finish() {
-	echo "$old_para" >$para
-	userdel "$user" 2>/dev/null || true
+	ordinary_user_release
 	cleanup
 }
 trap finish EXIT
-useradd -M -s /usr/sbin/nologin "$user" || skip "useradd failed"
-echo 2 >$para
+ordinary_user srpriv || skip "useradd failed"
 
 chmod 0711 "$TMP"
 mkdir -m 0755 bin

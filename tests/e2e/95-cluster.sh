@@ -18,22 +18,17 @@ done
 grep -q '^NoNewPrivs:[[:space:]]*0' /proc/self/status || skip "no_new_privs is set: file capabilities are inert"
 for v in $(compgen -e | grep -E '^(SLURM|OMPI_|PMIX_|PMI_|MPI_LOCAL|PALS_)'); do unset "$v"; done
 
-user=srclu$$
-para=/proc/sys/kernel/perf_event_paranoid
-old_para=$(cat $para)
 cg2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
 cg=$cg2/shardrec-cluster-$$
 bg=()
 finish() {
 	for p in "${bg[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
-	echo "$old_para" >$para
 	[ -z "$cg2" ] || rmdir "$cg/job_4243" "$cg" 2>/dev/null || true
-	userdel "$user" 2>/dev/null || true
+	ordinary_user_release
 	cleanup
 }
 trap finish EXIT
-useradd -M -s /usr/sbin/nologin "$user" || skip "useradd failed"
-echo 2 >$para
+ordinary_user srclu || skip "useradd failed"
 
 chmod 0711 "$TMP"
 mkdir -m 0755 bin

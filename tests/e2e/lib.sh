@@ -57,6 +57,32 @@ check_perf_readers() {
 	perf_clean inject inject -i "$f" -o /dev/null
 }
 
+# ordinary_user PREFIX: an ordinary user made for this test ($user, PREFIX
+# and the shell's pid) and kernel.perf_event_paranoid 2, as on most
+# clusters; ordinary_user_release (call it at exit) removes the user and
+# gives the sysctl its value back. 1 when useradd fails.
+ordinary_user() {
+	para_saved=$(cat /proc/sys/kernel/perf_event_paranoid)
+	user=$1$$
+	useradd -M -s /usr/sbin/nologin "$user" || { user=; return 1; }
+	echo 2 >/proc/sys/kernel/perf_event_paranoid
+}
+ordinary_user_release() {
+	[ -z "${para_saved:-}" ] || echo "$para_saved" >/proc/sys/kernel/perf_event_paranoid
+	[ -z "${user:-}" ] || userdel "$user" 2>/dev/null || true
+}
+
+# record_both NAME OPTS...: NAME.data by shardrec and NAME.perf by perf
+# record, the same options, over matrix -s 0.1; stderr in NAME.err / NAME.perr.
+record_both() {
+	local name=$1
+	shift
+	"$SHARDREC" record -q "$@" -o "$name.data" -- "$PROGS/matrix" -s 0.1 >/dev/null 2>"$name.err" ||
+		{ cat "$name.err"; fail "shardrec record $* failed"; }
+	"$PERF" record -q "$@" -o "$name.perf" -- "$PROGS/matrix" -s 0.1 >/dev/null 2>"$name.perr" ||
+		{ cat "$name.perr"; fail "perf record $* failed"; }
+}
+
 # check_perf_file FILE: the same, and FILE has samples.
 check_perf_file() {
 	check_perf_readers "$1"

@@ -40,13 +40,9 @@ mkdir -p "$TMPDIR"
 # Each node's own tmpfs there (cluster_on_node): its node-local disk.
 export CLUSTER_LOCAL=$TMP/local
 mkdir -m 0755 "$CLUSTER_LOCAL"
-user=srjob$$
-para=/proc/sys/kernel/perf_event_paranoid
-old_para=$(cat $para)
 finish() {
 	cluster_stop
-	echo "$old_para" >$para
-	userdel "$user" 2>/dev/null || true
+	ordinary_user_release
 	cleanup
 }
 trap finish EXIT
@@ -241,8 +237,7 @@ echo "node2 unrecorded, node1 and node3 recorded: ok at $(at)"
 # 4. An ordinary user's job: paranoid 2, no capabilities, a plain copy of
 #    shardrec, -o on the shared directory, SLURM_TMPDIR node-local.
 command -v inotifywait >/dev/null || fail "inotifywait not installed (.ci/packages-test: inotify-tools)"
-useradd -M -s /usr/sbin/nologin "$user" || fail "useradd $user failed"
-echo 2 >$para
+ordinary_user srjob || fail "useradd failed"
 mkdir -m 0755 bin
 cp "$SHARDREC" bin/shardrec
 cp "$PROGS/hot" bin/hot
