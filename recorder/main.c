@@ -133,6 +133,7 @@ static int cmd_merge(int argc, char **argv)
 	};
 	struct progress prog;
 	struct merge_stats st;
+	char note[256];
 	char out[4096], target[4096], err[1024];
 	bool quiet = false;
 	int c, ret;
@@ -207,6 +208,12 @@ static int cmd_merge(int argc, char **argv)
 				(unsigned long long)st.damaged_shards,
 				(unsigned long long)st.dropped_passes,
 				st.incomplete ? ", incomplete run" : "", st.seconds);
+		if (merge_stats__late_note(&st, note, sizeof(note))) {
+			if (st.late)
+				pr_warn("%s", note);
+			else if (!quiet)
+				fprintf(stderr, "[ shardrec merge: %s ]\n", note);
+		}
 		if (!quiet && (st.dropped_records || st.dropped_features))
 			pr_warn("merge --recover dropped %llu damaged records of header.data and the "
 				"tail files and %llu damaged feature sections",

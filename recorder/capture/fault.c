@@ -13,12 +13,13 @@
 #define FAULT_MAX 8
 #define FAULT_ANY_WRITER (~0U)
 
-enum fault_kind { FAULT_ENOSPC, FAULT_EIO, FAULT_SLOW };
+enum fault_kind { FAULT_ENOSPC, FAULT_EIO, FAULT_SLOW, FAULT_HOLD };
 
 struct fault {
-	unsigned writer;
+	unsigned writer; /* FAULT_HOLD: the CPU */
 	enum fault_kind kind;
 	uint64_t arg;
+	uint64_t hold_start; /* FAULT_HOLD: set by the ring's one writer, read by it alone */
 };
 
 /* Written once before any writer reads them (pthread_once orders it). */
@@ -26,8 +27,12 @@ static struct fault faults[FAULT_MAX];
 static unsigned nr_faults;
 static pthread_once_t fault_once = PTHREAD_ONCE_INIT;
 
-static int parse_kind(const char *s, enum fault_kind *k)
+static int parse_kind(const char *what, const char *s, enum fault_kind *k)
 {
+	if (!strcmp(what, "ring"))
+		return strcmp(s, "hold") ? -EINVAL : (*k = FAULT_HOLD, 0);
+	if (strcmp(what, "writer"))
+		return -EINVAL;
 	if (!strcmp(s, "enospc_after"))
 		*k = FAULT_ENOSPC;
 	else if (!strcmp(s, "eio_after"))
@@ -39,7 +44,7 @@ static int parse_kind(const char *s, enum fault_kind *k)
 	return 0;
 }
 
-/* One "writer:IDX:KIND:ARG". */
+/* One "writer:IDX:KIND:ARG" or "ring:CPU:hold:MS". */
 static int parse_one(char *s, struct fault *f)
 {
 	char *save = NULL, *tok[4];
@@ -51,9 +56,9 @@ static int parse_one(char *s, struct fault *f)
 			return -EINVAL;
 		tok[n++] = t;
 	}
-	if (n != 4 || strcmp(tok[0], "writer"))
+	if (n != 4)
 		return -EINVAL;
-	if (!strcmp(tok[1], "*")) {
+	if (!strcmp(tok[1], "*") && !strcmp(tok[0], "writer")) {
 		f->writer = FAULT_ANY_WRITER;
 	} else {
 		f->writer = strtoul(tok[1], &end, 10);
@@ -63,7 +68,8 @@ static int parse_one(char *s, struct fault *f)
 	f->arg = strtoull(tok[3], &end, 10);
 	if (*end || !*tok[3])
 		return -EINVAL;
-	return parse_kind(tok[2], &f->kind);
+	f->hold_start = 0;
+	return parse_kind(tok[0], tok[2], &f->kind);
 }
 
 int fault__set(const char *spec)
@@ -95,7 +101,7 @@ static void fault__init(void)
 	if (fault__set(spec))
 		pr_warn("SHARDREC_FAULT='%s' is malformed: no fault injected", spec);
 	else
-		pr_warn("SHARDREC_FAULT='%s': injecting faults into shard writes (testing aid)",
+		pr_warn("SHARDREC_FAULT='%s': injecting faults (testing aid)",
 			spec);
 }
 
@@ -113,7 +119,7 @@ int fault__shard_write(unsigned idx, uint64_t off, uint64_t len)
 	for (unsigned i = 0; i < nr_faults; i++) {
 		const struct fault *f = &faults[i];
 
-		if (f->writer != FAULT_ANY_WRITER && f->writer != idx)
+		if (f->kind == FAULT_HOLD || (f->writer != FAULT_ANY_WRITER && f->writer != idx))
 			continue;
 		if (f->kind == FAULT_SLOW)
 			sleep_ms(f->arg);
@@ -121,4 +127,20 @@ int fault__shard_write(unsigned idx, uint64_t off, uint64_t len)
 			return f->kind == FAULT_ENOSPC ? -ENOSPC : -EIO;
 	}
 	return 0;
+}
+
+bool fault__ring_held(unsigned cpu, uint64_t now_ns)
+{
+	pthread_once(&fault_once, fault__init);
+	for (unsigned i = 0; i < nr_faults; i++) {
+		struct fault *f = &faults[i];
+
+		if (f->kind != FAULT_HOLD || f->writer != cpu)
+			continue;
+		if (!f->hold_start)
+			f->hold_start = now_ns ? now_ns : 1;
+		if (now_ns - f->hold_start < f->arg * 1000000)
+			return true;
+	}
+	return false;
 }

@@ -5,12 +5,16 @@
  * out (all shards share one directory). Inert unless the environment
  * variable SHARDREC_FAULT is set when the first writer writes:
  *
- *   SHARDREC_FAULT=SPEC[,SPEC...]   SPEC = writer:IDX:KIND:ARG
+ *   SHARDREC_FAULT=SPEC[,SPEC...]   SPEC = writer:IDX:KIND:ARG | ring:CPU:hold:MS
  *     IDX   a writer index, or * for every writer
  *     KIND  enospc_after  the write that would take the shard past ARG
  *                         bytes fails with ENOSPC (nothing of it written)
  *           eio_after     the same with EIO
  *           slow          every write first sleeps ARG milliseconds
+ *     ring:CPU:hold:MS    CPU's ring is left unread for MS milliseconds from
+ *                         the first pass that finds data in it: its records reach the
+ *                         shard after passes stamped later than them, as
+ *                         those of a descheduled vCPU or a stalled CPU do
  *
  * e.g. SHARDREC_FAULT=writer:1:enospc_after:200000. A set variable is
  * announced with a warning so it is never active unnoticed. It is a testing
@@ -19,6 +23,7 @@
 #ifndef SHARDREC_FAULT_H
 #define SHARDREC_FAULT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /*
@@ -27,6 +32,14 @@
  * Thread-safe; the spec is parsed once.
  */
 int fault__shard_write(unsigned idx, uint64_t off, uint64_t len);
+
+/*
+ * Whether writer passes must leave CPU @cpu's ring unread now (ring:CPU:hold).
+ * @now_ns: the caller's clock; the hold starts at the first call for @cpu
+ * (made when the ring has data).
+ * Called by the ring's one writer only.
+ */
+bool fault__ring_held(unsigned cpu, uint64_t now_ns);
 
 /* Parses @spec (the SHARDREC_FAULT syntax) for tests. 0 / -EINVAL. */
 int fault__set(const char *spec);

@@ -347,6 +347,8 @@ static void print_flight_recorder(struct session *s)
 
 void session__print_summary(struct session *s, const struct merge_stats *ms, const char *output)
 {
+	char note[256];
+
 	if (s->o->verbose)
 		print_writers(s);
 	if (s->o->quiet)
@@ -387,9 +389,12 @@ void session__print_summary(struct session *s, const struct merge_stats *ms, con
 			"%.3f ]",
 			ms->bytes_raw / 1e6, ms->bytes_in / 1e6,
 			ms->bytes_in ? (double)ms->bytes_raw / ms->bytes_in : 0.0);
-	if (ms->late)
-		pr_warn("%llu records arrived later than the merge window and are out of order",
-			(unsigned long long)ms->late);
+	if (merge_stats__late_note(ms, note, sizeof(note))) {
+		if (ms->late)
+			pr_warn("%s", note);
+		else
+			pr_info("[ shardrec record: %s ]", note);
+	}
 }
 
 /* What the shards hold: what a merge would read. */

@@ -230,9 +230,19 @@ static int writer__budget(struct writer *w, uint64_t bytes)
  * A ring's bytes for this pass: a forward ring's are spanned now, a
  * backward ring's were copied out by writer__dump.
  */
-static long writer__ring_span(struct writer *w, size_t i, struct ring_span *s)
+static long writer__ring_span(struct writer *w, size_t i, struct ring_span *s, uint64_t wtime)
 {
-	return w->p.overwrite ? (long)s->len : ring__read_init(&w->p.rings[i], s);
+	long len;
+
+	if (w->p.overwrite)
+		return (long)s->len;
+	len = ring__read_init(&w->p.rings[i], s);
+	/* Test-only (fault.h): a ring left unread, as a stalled CPU's is; its tail stays. */
+	if (len > 0 && fault__ring_held(w->p.rings[i].cpu, wtime)) {
+		*s = (struct ring_span){0};
+		return 0;
+	}
+	return len;
 }
 
 /*
@@ -272,7 +282,7 @@ static int writer__pass(struct writer *w, struct ring_span *spans, uint64_t wtim
 
 		if (alen < 0)
 			return alen;
-		len = writer__ring_span(w, i, s);
+		len = writer__ring_span(w, i, s, wtime);
 		if (len < 0)
 			return len;
 		ring__note_fill(&w->p.rings[i], len, wtime);
@@ -324,7 +334,7 @@ static int writer__pass_z(struct writer *w, struct ring_span *spans, uint64_t wt
 
 		if (alen < 0)
 			return alen;
-		len = writer__ring_span(w, i, &spans[i]);
+		len = writer__ring_span(w, i, &spans[i], wtime);
 		if (len < 0)
 			return len;
 		ring__note_fill(&w->p.rings[i], len, wtime);

@@ -741,6 +741,8 @@ static int run_add(struct merger *m, struct mpass *mp, const unsigned char *data
 	if (!err) {
 		/* A run opening with an untimed AUXTRACE (AUX bytes, no ring record) sits at its pass. */
 		r->time = rec_time(m, (const void *)r->pos, mp->p.wtime);
+		if (r->time < m->load_min)
+			m->load_min = r->time;
 		err = rheap_push(m, r);
 	}
 	if (err)

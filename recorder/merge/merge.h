@@ -86,6 +86,8 @@ struct merge_stats {
 	uint64_t lost_events;  /* number of PERF_RECORD_LOST records */
 	uint64_t lost_samples; /* PERF_RECORD_LOST_SAMPLES: sum of lost */
 	uint64_t late;         /* records older than one already written */
+	/* a file merged again with a wider window, for records a stalled CPU published late */
+	uint64_t window_ns, lag_ns;
 	uint64_t aux_records;  /* PERF_RECORD_AUX */
 	/* PERF_RECORD_AUX records flagged: each marks a hole or doubt in the AUX trace */
 	uint64_t aux_truncated, aux_overwrite, aux_partial, aux_collision;
@@ -114,6 +116,11 @@ struct merge_stats {
  */
 int merge__run(const struct merge_opts *o, struct merge_stats *st, char *err, size_t errlen);
 void merge_stats__release(struct merge_stats *st);
+/*
+ * One line on late records for the user: out of order (st->late, a pipe
+ * or the last try), or placed by a wider window. False: nothing to say.
+ */
+bool merge_stats__late_note(const struct merge_stats *st, char *buf, size_t len);
 
 /*
  * Replaces @path by a finished file @tmp: an existing file at @path, or a

@@ -25,6 +25,8 @@ static int list_shards(struct merger *m, char ***names, size_t *nr)
 
 	if (!d)
 		return -errno;
+	/* The dup shares the recorder's offset: a second merge of the directory starts over. */
+	rewinddir(d);
 	while ((de = readdir(d))) {
 		char **nv;
 
@@ -456,8 +458,15 @@ static int merger_init(struct merger *m)
 	return 0;
 }
 
-/* The file: written under a temporary name, published whole. */
-static int run_file(struct merger *m)
+/* run_file: records went out of order, and a wider window places them: merge again. */
+#define MERGE_AGAIN 1
+#define MERGE_TRIES 3
+
+/*
+ * The file: written under a temporary name, published whole. With
+ * @may_retry, a file with late records is not published: MERGE_AGAIN.
+ */
+static int run_file(struct merger *m, bool may_retry)
 {
 	char tmp[4096];
 	int ret = open_output(m, tmp, sizeof(tmp));
@@ -466,6 +475,11 @@ static int run_file(struct merger *m)
 		return ret;
 	ret = write_file(m);
 	merge_out__release(&m->out); /* its writer is done before the fd closes */
+	if (!ret && may_retry && m->st->late && m->need_slack) {
+		close(m->out_fd); /* FILE.partial stays: the next try truncates it */
+		m->out_fd = -1;
+		return MERGE_AGAIN;
+	}
 	/*
 	 * Complete or absent: on disk before it takes the output's name.
 	 * fdatasync: the data and what reading it back needs (size, blocks),
@@ -484,21 +498,32 @@ static int run_file(struct merger *m)
 	return ret;
 }
 
-int merge__run(const struct merge_opts *o, struct merge_stats *st, char *err, size_t errlen)
+/*
+ * One merge with a window of *@slack; MERGE_AGAIN (@may_retry) sets
+ * *@slack to the window the late records need. *@lag: the widest lag seen.
+ */
+static int merge_once(const struct merge_opts *o, struct merge_stats *st, char *err,
+		      size_t errlen, uint64_t *slack, uint64_t *lag, bool may_retry)
 {
 	struct merger m = {.o = o, .st = st, .err = err, .errlen = errlen, .dirfd = -1, .out_fd = -1,
 			   .tail_raw = {.fd = -1}, .tail_synth = {.fd = -1}};
-	double t0 = clock__now_s();
 	int ret;
 
+	merge_stats__release(st);
 	memset(st, 0, sizeof(*st));
 	m.hdr.fd = -1;
 	err[0] = 0;
-	m.slack = o->slack_ns ? o->slack_ns : MERGE_SLACK_NS;
+	m.slack = *slack;
 	ret = merger_init(&m);
-	if (ret)
-		goto out;
-	ret = o->pipe ? merge_pipe__write(&m) : run_file(&m);
+	if (!ret)
+		ret = o->pipe ? merge_pipe__write(&m) : run_file(&m, may_retry);
+	st->window_ns = m.slack;
+	/* A wider window sees no lag: the first try's measure stands. */
+	st->lag_ns = m.need_slack > *lag ? m.need_slack : *lag;
+	*lag = st->lag_ns;
+	/* Over the lag by half, and by the usual window for what the first try never saw. */
+	if (ret == MERGE_AGAIN)
+		*slack = m.need_slack + m.need_slack / 2 + MERGE_SLACK_NS;
 	/* A note on success only: a failure's message must win. */
 	if (!ret && m.unknown_ids)
 		snprintf(err, errlen,
@@ -511,12 +536,41 @@ int merge__run(const struct merge_opts *o, struct merge_stats *st, char *err, si
 			 "(the kernel does that when two recordings share a software event or "
 			 "tracepoint): given back their CPU's event's id",
 			 (unsigned long long)st->relabeled);
-	if (ret && !err[0])
+	if (ret < 0 && !err[0])
 		snprintf(err, errlen, "%s: %s", o->output, strerror(-ret));
-out:
-	st->seconds = clock__now_s() - t0;
 	merger_release(&m);
 	return ret;
+}
+
+/*
+ * A file whose records came out of order (a CPU that published late, past
+ * the window) is merged again with a window wide enough for them: the
+ * first try measured how late they were (note_lag). Lags are a property
+ * of the shards, so the second try places them; a third is the margin.
+ */
+int merge__run(const struct merge_opts *o, struct merge_stats *st, char *err, size_t errlen)
+{
+	uint64_t slack = o->slack_ns ? o->slack_ns : MERGE_SLACK_NS, lag = 0;
+	double t0 = clock__now_s();
+	int ret, tries = 1;
+
+	st->samples_per_event = NULL;
+	while ((ret = merge_once(o, st, err, errlen, &slack, &lag, tries < MERGE_TRIES)) == MERGE_AGAIN)
+		tries++;
+	st->seconds = clock__now_s() - t0;
+	return ret;
+}
+
+bool merge_stats__late_note(const struct merge_stats *st, char *buf, size_t len)
+{
+	if (st->late)
+		snprintf(buf, len, "%llu records arrived later than the merge window and are out "
+			 "of order", (unsigned long long)st->late);
+	else if (st->lag_ns)
+		snprintf(buf, len, "a CPU published records up to %.1f ms after later ones (a "
+			 "stalled CPU or vCPU): merged with a %.1f ms window, in order",
+			 st->lag_ns / 1e6, st->window_ns / 1e6);
+	return st->late || st->lag_ns;
 }
 
 void merge_stats__release(struct merge_stats *st)

@@ -93,6 +93,8 @@ static int frame_add(struct merger *m, struct mshard *s, struct mpass *mp, bool 
 	if (!f)
 		return -ENOMEM;
 	relabeled = frame_scan(m, m->scratch, n, f);
+	if (f->min < m->load_min)
+		m->load_min = f->min;
 	/* An incomplete frame would derail the reader's one zstd stream: write it plain. */
 	if (!mp->p.compressed || mp->p.truncated || *damaged || relabeled)
 		err = frame_plain(mp, m->scratch, n);
@@ -174,6 +176,28 @@ static int read_next(struct merger *m, struct mshard *s, struct mpass **mp)
 	return merger__read_pass(m, s, *mp);
 }
 
+/*
+ * A pass whose oldest record is older than its shard's watermark at the
+ * previous pass: its CPU published late (a descheduled vCPU, a stalled
+ * CPU), and the merge may have written newer records already. The widest
+ * such lag is what a merge's window must cover (merge__run merges a file
+ * again with it); the rest of this merge waits that long already, which is
+ * all a live pipe gets.
+ */
+static void note_lag(struct merger *m, struct mshard *s, uint64_t wtime)
+{
+	if (s->wtime && m->load_min != UINT64_MAX && m->load_min + m->slack < s->wtime) {
+		uint64_t lag = s->wtime - m->load_min;
+
+		if (lag > m->need_slack)
+			m->need_slack = lag;
+		if (lag + lag / 2 > m->slack)
+			m->slack = lag + lag / 2;
+	}
+	if (wtime > s->wtime)
+		s->wtime = wtime;
+}
+
 /* Loads the next pass of the heap's top shard and moves its watermark. */
 static int load_next(struct merger *m)
 {
@@ -194,6 +218,7 @@ static int load_next(struct merger *m)
 		return ret;
 	if (ret > 0) {
 		m->st->bytes_in += mp->p.len;
+		m->load_min = UINT64_MAX;
 		ret = check_truncated(m, s, mp);
 		if (!ret && m->frames)
 			ret = frame_add(m, s, mp, &damaged);
@@ -207,8 +232,10 @@ static int load_next(struct merger *m)
 		}
 		if (mp->dropped)
 			m->st->dropped_passes++;
-		if (!ret)
+		if (!ret) {
 			merger__hold(m, mp);
+			note_lag(m, s, mp->p.wtime);
+		}
 		/* A live shard is done when its writer says so (merge_live__poll). */
 		if (damaged)
 			done = true;

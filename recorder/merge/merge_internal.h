@@ -56,6 +56,7 @@ struct mahead;
 struct mshard {
 	struct shard_reader r;
 	uint64_t safe;
+	uint64_t wtime; /* the last loaded pass's: no later pass should hold older records */
 	bool eof;
 	bool damaged; /* counted in damaged_shards */
 	struct mahead *ahead; /* merge_ahead.c: its next pass, queued or read; r is the loader's till taken */
@@ -135,6 +136,12 @@ struct merger {
 	unsigned char *scratch; /* decompressed pass */
 	size_t scratch_cap;
 	uint64_t run_seq, slack;
+	/*
+	 * Late records (load_next): the oldest run or frame of the pass being
+	 * loaded, and the most a pass's records lagged behind their shard's
+	 * previous pass time: the window a merge needs to place them in order.
+	 */
+	uint64_t load_min, need_slack;
 	int dirfd, out_fd;
 	struct merge_out out;
 	uint64_t data_start, since_round, last_time;

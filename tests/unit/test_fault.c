@@ -28,6 +28,24 @@ static void test_parse(void **state)
 	assert_int_equal(fault__shard_write(1, 1ULL << 40, 1), 0);
 }
 
+/* A held ring: from the first call for its CPU, for MS ms; other CPUs and writes untouched. */
+static void test_ring_hold(void **state)
+{
+	const uint64_t ms = 1000000;
+
+	(void)state;
+	assert_int_equal(fault__set("ring:*:hold:5"), -EINVAL);
+	assert_int_equal(fault__set("ring:0:slow:5"), -EINVAL);
+	assert_int_equal(fault__set("writer:0:hold:5"), -EINVAL);
+	assert_int_equal(fault__set("ring:3:hold:20"), 0);
+	assert_false(fault__ring_held(2, 7 * ms));
+	assert_true(fault__ring_held(3, 10 * ms)); /* the hold starts here */
+	assert_true(fault__ring_held(3, 29 * ms));
+	assert_false(fault__ring_held(3, 30 * ms));
+	assert_false(fault__ring_held(3, 31 * ms));
+	assert_int_equal(fault__shard_write(3, 1ULL << 40, 4096), 0);
+}
+
 static void test_enospc_one_writer(void **state)
 {
 	(void)state;
@@ -67,6 +85,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_ring_hold),
 		cmocka_unit_test(test_enospc_one_writer),
 		cmocka_unit_test(test_eio_every_writer),
 		cmocka_unit_test(test_slow),
