@@ -96,6 +96,16 @@ grep -q '^1       0     16-47       32$' job-lstopo.out || fail "job-lstopo numa
 grep -q '^4       4     80-127      48$' job-lstopo.out || fail "job-lstopo numa: nodeless CPUs of package 1"
 ! grep -q '^[0-9]* *- ' job.out job-lstopo.out || fail "job: a writer without a node"
 
+# Packages holding absent CPUs (tests/data/gen-absent-cpus.py, issue #31):
+# complete cpuset 0-31, but PUs 0-4 and 16-18 only. The plan covers those 8
+# (18, present but disallowed, included), one writer per package.
+ABSENT=$here/../data/absent-cpus.xml
+run absent topology --topology-xml "$ABSENT"
+grep -q '^writers: 2$' absent.out || fail "absent CPUs: not 2 writers"
+grep -q '^0       0     0-4         5$' absent.out || fail "absent CPUs: package 0"
+grep -q '^1       1     16-18       3$' absent.out || fail "absent CPUs: package 1"
+expect_err "CPU 5 is not in the topology \(8 CPUs\)" topology --topology-xml "$ABSENT" -C 0-5
+
 # One writer per core: 68 writers, each with a core's 4 hardware threads
 run knl-core topology --topology-xml "$KNL" --threads=core
 grep -q '^writers: 68$' knl-core.out || fail "KNL core: not 68 writers"

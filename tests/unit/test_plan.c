@@ -689,6 +689,69 @@ static void test_restricted_cpuset(void **state)
 	check_job_plan("epyc-job-lstopo.xml", "numa", exported_numa, ARRAY_SIZE(exported_numa));
 }
 
+/* absent-cpus.xml: 16 possible CPUs per package, node and L3, 0-4 and 16-18 present. */
+static int absent_node(int cpu) { return cpu / 16; }
+
+/* Writer count of @policy for every CPU of @m's topology, which must be @present, once each. */
+static size_t absent_groups(const struct machine *m, const char *policy, const int *present,
+			    size_t nr)
+{
+	struct plan_spec spec = spec_of(policy);
+	struct plan plan;
+	char err[256] = "";
+	size_t n;
+
+	if (plan__build_list(&plan, m->t, &spec, NULL, err, sizeof(err)))
+		fail_msg("%s --threads %s: %s", m->name, policy, err);
+	check_plan(m, &plan, present, nr);
+	n = plan.nr_groups;
+	plan__release(&plan);
+	return n;
+}
+
+/*
+ * Issue #31: packages whose complete cpuset holds CPUs with no PU object
+ * (offline, or never there) are planned from their PUs only; CPU 18, present
+ * but outside the allowed cpuset, is still recorded (INCLUDE_DISALLOWED).
+ */
+static void test_absent_cpus(void **state)
+{
+	static const int present[] = {0, 1, 2, 3, 4, 16, 17, 18};
+	struct machine m = {.name = "absent-cpus", .node_of_cpu = absent_node};
+	int cpus[MAX_CPUS];
+	char path[PATH_MAX], err[256];
+	struct plan_spec spec = spec_of("");
+	struct plan plan;
+
+	(void)state;
+	data_path(path, sizeof(path), "absent-cpus.xml");
+	m.t = load(path, NULL);
+	assert_non_null(m.t);
+	assert_int_equal(topo__nr_cpus(m.t), ARRAY_SIZE(present));
+	assert_int_equal(topo__all_cpus(m.t, cpus, MAX_CPUS), ARRAY_SIZE(present));
+	assert_memory_equal(cpus, present, sizeof(present));
+	/* One writer per package (5 and 3 CPUs), not 4 for the 32 possible CPUs. */
+	assert_int_equal(absent_groups(&m, "", present, ARRAY_SIZE(present)), 2);
+	assert_int_equal(absent_groups(&m, "numa", present, ARRAY_SIZE(present)), 2);
+	assert_int_equal(absent_groups(&m, "package", present, ARRAY_SIZE(present)), 2);
+	assert_int_equal(absent_groups(&m, "l3", present, ARRAY_SIZE(present)), 2);
+	assert_int_equal(absent_groups(&m, "core", present, ARRAY_SIZE(present)), 8);
+	assert_int_equal(absent_groups(&m, "cpu", present, ARRAY_SIZE(present)), 8);
+	assert_int_equal(absent_groups(&m, "3", present, ARRAY_SIZE(present)), 3);
+	/* Cap 2: package 0's 5 cores as 2 + 1 + 2, package 1's 3 as 1 + 2. */
+	assert_int_equal(setenv(PLAN_AUTO_CAP_ENV, "2", 1), 0);
+	assert_int_equal(absent_groups(&m, "auto", present, ARRAY_SIZE(present)), 5);
+	assert_int_equal(unsetenv(PLAN_AUTO_CAP_ENV), 0);
+	/* The absent CPUs cannot be asked for, nor used as a writer's affinity. */
+	assert_int_equal(plan__build_list(&plan, m.t, &spec, "5", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "CPU 5 is not in the topology (8 CPUs)"));
+	assert_int_equal(plan__build_list(&plan, m.t, &spec, "16-31", err, sizeof(err)), -EINVAL);
+	spec = spec_of("0-4/5");
+	assert_int_equal(plan__build_list(&plan, m.t, &spec, "0-4", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "affinity CPU 5"));
+	topo__delete(m.t);
+}
+
 /*
  * CPU-less nodes hwloc cannot label: a machine-wide one (CXL expander with no
  * known locality) and a second node beside a package's DRAM.
@@ -878,9 +941,9 @@ int main(void)
 	    cmocka_unit_test(test_policies_all_cpus), cmocka_unit_test(test_knl_numa_groups),
 	    cmocka_unit_test(test_policies_subsets),  cmocka_unit_test(test_group_node_majority),
 	    cmocka_unit_test(test_build_errors),      cmocka_unit_test(test_user_spec),
-	    cmocka_unit_test(test_plan_print),        cmocka_unit_test(test_build_list),
+	    cmocka_unit_test(test_plan_print),	      cmocka_unit_test(test_build_list),
 	    cmocka_unit_test(test_auto_default),      cmocka_unit_test(test_auto_cap),
-	    cmocka_unit_test(test_restricted_cpuset),
+	    cmocka_unit_test(test_restricted_cpuset), cmocka_unit_test(test_absent_cpus),
 	};
 	const struct CMUnitTest others[] = {
 	    cmocka_unit_test(test_spec_parse),	     cmocka_unit_test(test_memory_only_nodes),
