@@ -76,6 +76,13 @@ static int session__target(struct session *s)
 
 /* ---- plan and writers ---- */
 
+/* -r PRIO, or the default when -r is not given. */
+static int session__rt_prio(const struct session *s)
+{
+	return s->o->realtime >= 0 ? s->o->realtime : WRITER_DEFAULT_RT_PRIO;
+}
+
+
 static int session__plan(struct session *s)
 {
 	struct topo_params tp = {s->o->topology_xml, s->o->synthetic};
@@ -85,6 +92,17 @@ static int session__plan(struct session *s)
 	ret = plan_spec__parse(s->o->threads, &spec, s->err, sizeof(s->err));
 	if (ret)
 		return ret;
+	/*
+	 * A writer at normal priority shares its CPUs with the workload and
+	 * drains them only when the scheduler lets it: the context-switch storm
+	 * at -m 4 lost 1.4-4.8% with one such writer for 2 CPUs, and nothing
+	 * with one per CPU, as perf --threads. Without -r's real-time priority
+	 * (-r 0, or no CAP_SYS_NICE nor RLIMIT_RTPRIO), the default plan gives
+	 * each CPU its writer.
+	 */
+	s->writers_rt = writer__can_realtime(session__rt_prio(s));
+	if (!s->o->threads && !s->writers_rt)
+		spec.policy = PLAN_CPU;
 	s->topo = topo__load(&tp, s->err, sizeof(s->err));
 	if (!s->topo)
 		return -EINVAL;
@@ -102,12 +120,6 @@ static struct ring *ring_of_cpu(struct session *s, int cpu)
 		if (s->evl.cpus[c] == cpu)
 			return &s->evl.rings[c];
 	return NULL;
-}
-
-/* -r PRIO, or the default when -r is not given. */
-static int session__rt_prio(const struct session *s)
-{
-	return s->o->realtime >= 0 ? s->o->realtime : WRITER_DEFAULT_RT_PRIO;
 }
 
 /*
@@ -345,22 +357,41 @@ static void print_flight_recorder(struct session *s)
 		overwritten / 1e6, pause_max / 1e6);
 }
 
+/*
+ * What the writers ran at: loss depends on it (a writer at normal priority
+ * waits for the workload's time slices), so the summary says it.
+ */
+static void session__writer_prio(const struct session *s, char *buf, size_t len)
+{
+	int err = 0;
+
+	for (size_t g = 0; g < s->nr_writers && !err; g++)
+		err = writer__stats(s->writers[g])->sched_err;
+	if (session__rt_prio(s) && !err)
+		snprintf(buf, len, "SCHED_FIFO %d", session__rt_prio(s));
+	else if (!s->o->threads)
+		snprintf(buf, len, "normal priority: one per CPU");
+	else
+		snprintf(buf, len, "normal priority");
+}
+
 void session__print_summary(struct session *s, const struct merge_stats *ms, const char *output)
 {
-	char note[256];
+	char note[256], prio[64];
 
 	if (s->o->verbose)
 		print_writers(s);
 	if (s->o->quiet)
 		return;
+	session__writer_prio(s, prio, sizeof(prio));
 	/* -o -: the merge streamed during the whole run; its time is the run's, not a merge's. */
 	if (s->pipe.fd >= 0)
-		pr_info("[ shardrec record: %zu writer%s, streamed %.3f MB of shards while recording "
-			"(%.2f s) ]", s->nr_writers, s->nr_writers == 1 ? "" : "s",
+		pr_info("[ shardrec record: %zu writer%s (%s), streamed %.3f MB of shards while "
+			"recording (%.2f s) ]", s->nr_writers, s->nr_writers == 1 ? "" : "s", prio,
 			ms->bytes_in / 1e6, ms->seconds);
 	else
-		pr_info("[ shardrec record: %zu writer%s, merged %.3f MB of shards in %.2f s ]",
-			s->nr_writers, s->nr_writers == 1 ? "" : "s", ms->bytes_in / 1e6,
+		pr_info("[ shardrec record: %zu writer%s (%s), merged %.3f MB of shards in %.2f s ]",
+			s->nr_writers, s->nr_writers == 1 ? "" : "s", prio, ms->bytes_in / 1e6,
 			ms->seconds);
 	pr_info("[ shardrec record: Captured and wrote %.3f MB %s (%llu samples), %llu lost "
 		"records, %llu lost samples ]",

@@ -56,6 +56,7 @@ struct session {
 	struct plan plan;
 	struct writer **writers;
 	size_t nr_writers;
+	bool writers_rt;  /* writers can take their SCHED_FIFO priority (session__plan) */
 	struct ring **group_rings; /* per writer: its rings, in plan order */
 	struct workload wl;
 	bool have_workload;

@@ -527,6 +527,23 @@ static void writer__prologue(struct writer *w)
 	privs__thread_drop();
 }
 
+bool writer__can_realtime(int prio)
+{
+	struct sched_param sp = {.sched_priority = prio}, old;
+	int policy;
+	bool ok;
+
+	if (prio <= 0 || pthread_getschedparam(pthread_self(), &policy, &old))
+		return false;
+	privs__raise(PRIVS_F(PRIVS_SYS_NICE));
+	ok = !pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+	/* Back at once: the main thread has no business at a real-time priority. */
+	if (ok)
+		pthread_setschedparam(pthread_self(), policy, &old);
+	privs__lower();
+	return ok;
+}
+
 static void *writer__thread(void *arg)
 {
 	struct writer *w = arg;

@@ -52,6 +52,24 @@ check_sched 1/1
 check_sched 0/0 -r 0
 check_sched 1/99 --realtime 99 -a
 
+# Writers at normal priority share their CPUs with the workload: the default
+# plan then gives each CPU its own writer (perf --threads' shape), which the
+# summary says; real-time writers keep the default plan (8 CPUs a writer).
+ncpu=$(nproc)
+summary() {
+	"$SHARDREC" record "$@" -a -e cs -c 1 -o s.data -- sleep 0.2 >/dev/null 2>s.err ||
+		{ cat s.err; fail "$*: record failed"; }
+	sed -n 's/.*shardrec record: \([0-9]* writers\? ([^)]*)\), merged.*/\1/p' s.err
+}
+got=$(summary -r 0)
+want="$ncpu writer$([ "$ncpu" = 1 ] || echo s) (normal priority: one per CPU)"
+[ "$got" = "$want" ] || { cat s.err; fail "-r 0: '$got', want '$want'"; }
+got=$(summary -r 0 --threads=numa)
+[[ "$got" = *" (normal priority)" ]] || { cat s.err; fail "-r 0 --threads=numa: '$got'"; }
+got=$(summary)
+[[ "$got" = *" (SCHED_FIFO 1)" ]] || { cat s.err; fail "default: '$got'"; }
+echo "summaries: -r 0: $want; default: $got"
+
 "$SHARDREC" record -r 100 -o x.data -- true 2>err.txt && fail "-r 100 accepted"
 grep -q "1 to 99" err.txt || fail "-r 100: $(cat err.txt)"
 "$SHARDREC" record -r x -o x.data -- true 2>err.txt && fail "-r x accepted"
