@@ -111,6 +111,12 @@ bench: $(BUILD)/shardrec $(PROG_BINS) $(BUILD)/bench/genshards
 		GENSHARDS=$(CURDIR)/$(BUILD)/bench/genshards bench/run.sh
 	$(Q)SHARDREC=$(CURDIR)/$(BUILD)/shardrec bench/zbench.sh
 
+# shardrec against perf record in TCG qemu guests of 32, 64 and 128 vCPUs
+# on 4 NUMA nodes (bench/guest.sh, bench/README.md "Many-CPU guest"; hours,
+# results in bench/results-guest/). BENCH_GUEST_* knobs as in bench/README.md.
+bench-guest: $(BUILD)/shardrec $(PROG_BINS)
+	$(Q)SHARDREC=$(CURDIR)/$(BUILD)/shardrec PROGS=$(CURDIR)/$(BUILD)/progs bench/guest.sh
+
 $(BUILD)/bench/%: bench/%.c $(LAYER_LIBS)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"

@@ -5,13 +5,12 @@ and the gnuplot data files loss.dat / metric.dat / cpu.dat. Written by
 bench/run.sh; rerunnable on its CSVs."""
 import csv
 import os
-import statistics
 import sys
 from collections import defaultdict
 
+from benchlib import LOG_FLOOR, TOOLS, fmt, g6, lo, loss_agg, med, num, pct, share_s
+
 out = sys.argv[1]
-TOOLS = ["perf", "perf-aio", "perf-threads", "perf-threads-numa", "perf-r1-threads", "perf-z",
-         "shardrec", "shardrec-r0", "shardrec-cpu"]
 PERF_TOOLS = [t for t in TOOLS if t.startswith("perf")]
 SR_TOOLS = [t for t in TOOLS if t.startswith("shardrec")]
 # Issue 15's goal: shardrec with default options against the best of these.
@@ -19,7 +18,6 @@ GOAL_PERF = ["perf", "perf-aio", "perf-threads", "perf-threads-numa", "perf-r1-t
 GOAL_TOOL = "shardrec"
 GOAL_ZERO = 0.0001   # "nothing": <= 0.01% where the best perf mode loses < 1%
 GOAL_CPU = 0.5       # CPU s per captured MB <= 1/2 of perf --threads'
-LOG_FLOOR = 0.001    # % : the plot's log axis draws smaller shares (and 0) here
 WL_DESC = {
     "sched": "context-switch storm: perf bench sched messaging -p, -e cs -c 1; truth /proc/stat ctxt",
     "cpu": "CPU-bound threads (cpuwork), -e cpu-clock -F max -g; no exact truth",
@@ -28,36 +26,6 @@ WL_DESC = {
             "-N -B -T -R -g --call-graph dwarf,1024 --user-regs=IP,SP,BP --switch-events "
             "-e cpu-clock,task-clock,software/period=1,name=cs,config=0x3/Duk; no exact truth",
 }
-
-
-def num(v):
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        return None
-
-
-def med(xs):
-    xs = [x for x in xs if x is not None]
-    return statistics.median(xs) if xs else None
-
-
-def lo(xs):
-    xs = [x for x in xs if x is not None]
-    return min(xs) if xs else None
-
-
-def hi(xs):
-    xs = [x for x in xs if x is not None]
-    return max(xs) if xs else None
-
-
-def pct(v):
-    return None if v is None else 100 * v
-
-
-def fmt(v, f="{:.3f}", none="-"):
-    return none if v is None else f.format(v)
 
 
 allrows = list(csv.DictReader(open(os.path.join(out, "runs.csv"))))
@@ -93,23 +61,11 @@ def agg(m, wl, tool):
     per_mb = [c / (num(r["data_bytes"]) / 1e6) if num(r["data_bytes"]) else None
               for c, r in zip(cpu, rs)]
     ratio = [num(r["samples"]) / num(r["truth"]) if num(r["truth"]) else None for r in rs]
-    a.update(samples=med(num(r["samples"]) for r in rs), lost=med(num(r["lost"]) for r in rs),
-             share=med(num(r["lost_share"]) for r in rs), metric=med(num(r["loss_metric"]) for r in rs),
-             share_min=lo(num(r["lost_share"]) for r in rs), share_max=hi(num(r["lost_share"]) for r in rs),
-             ratio=med(ratio), cpu=med(cpu), cpu_mb=med(per_mb),
+    a.update(loss_agg(rs))
+    a.update(ratio=med(ratio), cpu=med(cpu), cpu_mb=med(per_mb),
              rss=med(num(r["maxrss_kb"]) for r in rs), out=med(num(r["out_bytes"]) for r in rs),
              data=med(num(r["data_bytes"]) for r in rs), merge=med(num(r["merge_s"]) for r in rs))
     return a
-
-
-def share_s(a):
-    """median (min-max) of the lost share, in %"""
-    if not a or a["share"] is None:
-        return "-"
-    s = f"{pct(a['share']):.3f}%"
-    if a["n"] > 1:
-        s += f" ({pct(a['share_min']):.3f}-{pct(a['share_max']):.3f})"
-    return s
 
 
 md = []
@@ -325,13 +281,6 @@ open(os.path.join(out, "results.md"), "w").write("\n".join(md) + "\n")
 # LOG_FLOOR for the log axis), then the goal's limit for shardrec's default.
 # cpu.dat: per tool median CPU s/MB, then the goal's limit (perf-threads / 2).
 rec = [t for t in tools if t != "none"]
-
-
-def g6(v, scale=1, floor=None):
-    if v is None:
-        return "NaN"
-    v *= scale
-    return f"{max(v, floor) if floor is not None else v:.6g}"
 
 
 with open(os.path.join(out, "loss.dat"), "w") as f:

@@ -30,16 +30,9 @@
 # QEMU_CONSOLE (file to keep the guest's console in).
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../e2e/lib.sh"
+. "$here/guest-lib.sh"
 
-QEMU=${QEMU:-qemu-system-x86_64}
-command -v "$QEMU" >/dev/null || skip "$QEMU not installed (apt-get install qemu-system-x86)"
-BUSYBOX=$(command -v busybox || true)
-# ldd fails on a static binary: that is the one the initramfs can run alone.
-[ -n "$BUSYBOX" ] && ! ldd "$BUSYBOX" >/dev/null 2>&1 ||
-	skip "no static busybox (apt-get install busybox-static)"
-command -v cpio >/dev/null || skip "cpio not installed"
-KERNEL=${KERNEL:-$(ls -v /boot/vmlinuz-* 2>/dev/null | tail -n 1)}
-[ -r "$KERNEL" ] || skip "no readable kernel in /boot (apt-get install linux-image-cloud-amd64)"
+guest_need
 start=$(date +%s)
 
 # ---- the guest machine ----
@@ -73,10 +66,8 @@ done
 
 # ---- initramfs ----
 root=$TMP/root
-mkdir -p "$root"/{bin,dev,proc,sys,tmp}
-cp "$BUSYBOX" "$root/bin/busybox"
-cp "$SHARDREC" "$root/bin/shardrec"
-cp "$PROGS/hot" "$root/bin/hot"
+guest_root "$root"
+guest_add_bins "$root" "$SHARDREC" "$PROGS/hot"
 # The workload: a one-thread hot pinned to each CPU, so that every ring gets
 # samples however the guest's scheduler (or a busy host) spreads threads.
 cat >"$root/bin/hot-per-cpu" <<EOF
@@ -85,23 +76,10 @@ for c in \$(seq 0 $((NR_CPUS - 1))); do taskset -c \$c hot 1000 1 & done
 wait
 EOF
 chmod +x "$root/bin/hot-per-cpu"
-# Each binary's shared libraries and loader, at the paths ldd names.
-for lib in $( (ldd "$SHARDREC"; ldd "$PROGS/hot") | awk '$NF ~ /^\(/ && $(NF-1) ~ /^\// { print $(NF-1) }' | sort -u); do
-	mkdir -p "$root$(dirname "$lib")"
-	cp -L "$lib" "$root$lib"
-done
 {
-	echo '#!/bin/busybox sh'
+	guest_init_head
 	echo "PLANS='$PLANS' NR_CPUS=$NR_CPUS"
 	cat <<'EOF'
-/bin/busybox --install -s /bin
-export PATH=/bin
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev
-mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
-mount -t tmpfs tmpfs /tmp
-echo "GUEST: booted in $(cut -d' ' -f1 /proc/uptime) s"
 echo "GUEST: nodes $(cat /sys/devices/system/node/online), cpus $(cat /sys/devices/system/cpu/online)"
 for n in /sys/devices/system/node/node*; do echo "GUEST: ${n##*/} cpus $(cat $n/cpulist)"; done
 echo "GUEST: l3 of cpu0: $(cat /sys/devices/system/cpu/cpu0/cache/index3/shared_cpu_list)"
@@ -124,43 +102,14 @@ poweroff -f
 EOF
 } >"$root/init"
 chmod +x "$root/init"
-(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$TMP/initramfs.gz"
+GUEST_INITRD=$TMP/initramfs.gz
+guest_pack "$root" "$GUEST_INITRD"
 
 # ---- boot ----
-# TCG by default: nested KVM hangs or asserts on some hosts (MSR 0x10a).
-# Multi-threaded TCG, one host thread per vCPU: single-threaded TCG runs the
-# busy vCPUs round-robin in 100 ms slices, so with 16 of them busy any other
-# vCPU waits up to 1.6 s to run and a recording takes 3 times longer.
-case "${QEMU_ACCEL:-tcg}" in
-tcg) accel=(-accel tcg,thread=multi -cpu max) ;;
-tcg-single) accel=(-accel tcg,thread=single -cpu max) ;;
-kvm) accel=(-accel kvm -cpu host,-arch-capabilities) ;;
-*) fail "QEMU_ACCEL=$QEMU_ACCEL: want tcg, tcg-single or kvm" ;;
-esac
-# What makes the boot fast under TCG: lpj= skips every CPU's delay-loop
-# calibration (about 0.8 s each); TCG's TSC is the host's, synchronized, but
-# a kernel on a non-Intel CPU with several sockets assumes it is not: with
-# tsc=reliable it keeps the TSC as its clock instead of the emulated HPET and
-# skips the TSC sync check at each CPU's bring-up. No speculation
-# mitigations, crypto self-tests or lockup watchdog (TCG on a busy host looks
-# like a lockup); -nodefaults leaves out the VGA and network cards.
-fast="lpj=8000000 tsc=reliable mitigations=off cryptomgr.notests nowatchdog"
-echo "qemu: ${accel[*]}, $NR_CPUS vCPUs, kernel $KERNEL"
-boot() {
-	timeout "${QEMU_TIMEOUT:-600}" "$QEMU" "${accel[@]}" "${machine[@]}" -nodefaults \
-		-kernel "$KERNEL" -initrd "$TMP/initramfs.gz" \
-		-append "console=ttyS0 ${QEMU_APPEND:-quiet} $fast panic=-1" -no-reboot -display none \
-		-serial stdio -serial "file:$TMP/ttyS1" </dev/null >"$TMP/console" 2>&1 && rc=0 || rc=$?
-}
-boot
-# Once, a guest printed nothing in 15 minutes (it boots in 8-41 s; TCG with
-# 16 vCPUs on a loaded 2-CPU host): a guest that never reached /init is
-# booted again, once. One that did and then failed is a failure.
-if [ "$rc" != 0 ] && ! grep -q '^GUEST: ' "$TMP/console"; then
-	echo "qemu: exit $rc with no line from the guest's /init: booting once more"
-	: >"$TMP/ttyS1"
-	boot
-fi
+GUEST_DIR=$TMP
+echo "qemu: $NR_CPUS vCPUs"
+guest_boot "${machine[@]}"
+rc=$GUEST_RC
 secs=$(( $(date +%s) - start ))
 grep '^GUEST: ' "$TMP/console" | tr -d '\r'
 [ -z "${QEMU_CONSOLE:-}" ] || cp "$TMP/console" "$QEMU_CONSOLE"
@@ -186,7 +135,8 @@ grep -qx "topology: memory-only nodes (no writer): 4, 5" "$TMP/guest" ||
 check_writers() {
 	local plan=$1 want=${WRITERS[$1]}
 	grep -qx "$plan: record exit 0 .*" "$TMP/guest" || fail "$plan: shardrec record failed in the guest"
-	grep -q "^$plan: \[ shardrec record: $want writers, merged " "$TMP/guest" ||
+	# "4 writers, merged", or with what they ran at: "4 writers (SCHED_FIFO 1), merged".
+	grep -Eq "^$plan: \[ shardrec record: $want writers( \([^)]*\))?, merged " "$TMP/guest" ||
 		fail "$plan: the summary does not say $want writers"
 	awk -v plan="$plan" -v want="$want" -v nr_cpus=$NR_CPUS '
 	function expand(list, out,   n, i, r, k, c) {
@@ -247,7 +197,7 @@ for plan in $PLANS; do
 	check_writers "$plan"
 done
 
-tr -d '\r' <"$TMP/ttyS1" | base64 -d | tar xzf - -C "$TMP" || fail "the recordings did not survive the serial port"
+guest_unship_serial "$TMP" || fail "the recordings did not survive the serial port"
 for plan in $PLANS; do
 	check_perf_file "$TMP/$plan.data"
 	# NUMA_TOPOLOGY as perf reads it: an empty CPU list prints as -1.

@@ -1,0 +1,78 @@
+# What the benchmarks record and how, one home for both: bench/run.sh (on
+# the host) and bench/guest-run.sh (inside the many-CPU qemu guest of
+# bench/guest.sh, under busybox sh: keep this POSIX sh). Source it; the
+# caller sets PERF, SHARDREC and RATE (the -F max value) and defines die;
+# for the idle check (host side only) IDLE_MIN, IDLE_SECS, IDLE_WAIT and log.
+
+# -F max is the kernel's current limit: pin it to the value found at start
+# (the kernel lowers it when sampling interrupts run long) for every tool.
+events() {
+	case $1 in
+	sched) echo "-e cs -c 1" ;;
+	cpu) echo "-e cpu-clock -F $RATE -g" ;;
+	pf) echo "-e page-faults -c 1" ;;
+	# The seed command line, for every tool (perf accepts all of it).
+	seed) echo "-N -B -T -R -g --call-graph dwarf,1024 --user-regs=IP,SP,BP --switch-events" \
+		"-e cpu-clock,task-clock,software/period=1,name=cs,config=0x3/Duk" ;;
+	esac
+}
+
+# Ground truth of a row: the count its events should sample (0: none).
+truth() {
+	case $1 in
+	sched) awk '/^ctxt/ { print $2 }' /proc/stat ;;
+	pf) awk '/^pgfault/ { print $2 }' /proc/vmstat ;;
+	*) echo 0 ;;
+	esac
+}
+
+# recorder TOOL MMAP EVENTS OUT: the tool's command line. MMAP "default":
+# no -m, each tool's own default ring size.
+recorder() {
+	local tool=$1 m="-m $2" ev=$3 out=$4
+	[ "$2" = default ] && m=
+	case $tool in
+	perf) echo "$PERF record -a $ev $m -o $out" ;;
+	perf-aio) echo "$PERF record --aio -a $ev $m -o $out" ;;
+	perf-threads) echo "$PERF record --threads -a $ev $m -o $out" ;;
+	perf-threads-numa) echo "$PERF record --threads=numa -a $ev $m -o $out" ;;
+	perf-r1-threads) echo "$PERF record -r 1 --threads -a $ev $m -o $out" ;;
+	perf-z) echo "$PERF record -z -a $ev $m -o $out" ;;
+	# The default: no tuning flag, only the row's events and -m.
+	shardrec) echo "$SHARDREC record -a $ev $m -o $out" ;;
+	# The default of a user without CAP_SYS_NICE: writers at normal priority,
+	# one per CPU (session__plan), what every ordinary user gets.
+	shardrec-r0) echo "$SHARDREC record -r 0 -a $ev $m -o $out" ;;
+	shardrec-cpu) echo "$SHARDREC record --threads=cpu -a $ev $m -o $out" ;;
+	*) die "unknown tool $tool" ;;
+	esac
+}
+
+# jnum FILE KEY: a number of `shardrec loss --json` (its first file's).
+jnum() { sed -n "s/.*\"$2\": \([0-9.e+-]*\)[,}].*/\1/p" "$1" | head -n 1; }
+
+# ---- idle check (the host benches) ----
+
+# idle (+iowait) share of all CPU time over IDLE_SECS s, in %
+cpu_stat() { awk '/^cpu / { print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat; }
+cpu_idle() {
+	local a b
+	a=$(cpu_stat)
+	sleep "$IDLE_SECS"
+	b=$(cpu_stat)
+	echo "$a $b" | awk '{ d = $4 - $2; if (d <= 0) d = 1; printf "%.1f\n", 100 * ($3 - $1) / d }'
+}
+
+# Sets IDLE to the last figure; fails if the machine is still busy after
+# IDLE_WAIT s of re-checking.
+IDLE=
+wait_idle() {
+	local deadline=$((SECONDS + IDLE_WAIT))
+	while :; do
+		IDLE=$(cpu_idle)
+		awk -v i="$IDLE" -v m="$IDLE_MIN" 'BEGIN { exit !(i >= m) }' && return 0
+		[ $SECONDS -lt "$deadline" ] || return 1
+		log "busy: ${IDLE}% idle over ${IDLE_SECS} s (< ${IDLE_MIN}%), waiting"
+		sleep 5
+	done
+}
