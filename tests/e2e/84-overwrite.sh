@@ -142,7 +142,7 @@ sleep 0.3
 echo snapshot >ctl
 wait $rec || { cat cs.err; fail "--control snapshot run failed"; }
 cat cs.err
-nw=$(sed -n 's/.*record: \([0-9]*\) writers\{0,1\},.*/\1/p' cs.err)
+nw=$(sed -n 's/.*record: \([0-9]*\) writers\{0,1\} (.*/\1/p' cs.err)
 grep -q "1 snapshot request, $((2 * nw)) ring dumps" cs.err || fail "control snapshot: want $((2 * nw)) dumps"
 ALLOW_LOSS_WARNING=1 check_perf_file cs.data
 
