@@ -82,7 +82,6 @@ static int session__rt_prio(const struct session *s)
 	return s->o->realtime >= 0 ? s->o->realtime : WRITER_DEFAULT_RT_PRIO;
 }
 
-
 static int session__plan(struct session *s)
 {
 	struct topo_params tp = {s->o->topology_xml, s->o->synthetic};
@@ -165,6 +164,16 @@ static int session__writers(struct session *s)
 	return 0;
 }
 
+/* The first writer's failure to take its real-time priority, 0 if none failed. */
+static int session__sched_err(const struct session *s)
+{
+	int err = 0;
+
+	for (size_t g = 0; g < s->nr_writers && !err; g++)
+		err = writer__stats(s->writers[g])->sched_err;
+	return err;
+}
+
 /*
  * Writers that could not take the real-time priority run normally: said
  * once when -r asked for it; the default just falls back (the loss summary
@@ -172,10 +181,8 @@ static int session__writers(struct session *s)
  */
 static void session__report_sched(const struct session *s)
 {
-	int err = 0;
+	int err = session__sched_err(s);
 
-	for (size_t g = 0; g < s->nr_writers && !err; g++)
-		err = writer__stats(s->writers[g])->sched_err;
 	if (!err || s->o->realtime < 0)
 		return;
 	pr_warn("-r %d: writers run at normal priority (%s): run as root, install with "
@@ -363,13 +370,9 @@ static void print_flight_recorder(struct session *s)
  */
 static void session__writer_prio(const struct session *s, char *buf, size_t len)
 {
-	int err = 0;
-
-	for (size_t g = 0; g < s->nr_writers && !err; g++)
-		err = writer__stats(s->writers[g])->sched_err;
-	if (session__rt_prio(s) && !err)
+	if (session__rt_prio(s) && !session__sched_err(s))
 		snprintf(buf, len, "SCHED_FIFO %d", session__rt_prio(s));
-	else if (!s->o->threads)
+	else if (!s->o->threads && !s->writers_rt) /* session__plan's choice */
 		snprintf(buf, len, "normal priority: one per CPU");
 	else
 		snprintf(buf, len, "normal priority");

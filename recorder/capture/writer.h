@@ -82,13 +82,13 @@ struct writer_stats {
 
 struct writer;
 
-/* Creates the shard file and the stop eventfd. NULL with errno set on failure. */
 /*
  * Whether a writer would get SCHED_FIFO @prio (0: never): tried on the
  * calling thread, as writer threads try it (CAP_SYS_NICE raised around the
  * call, or RLIMIT_RTPRIO), and undone at once.
  */
 bool writer__can_realtime(int prio);
+/* Creates the shard file and the stop eventfd. NULL with errno set on failure. */
 struct writer *writer__new(const struct writer_params *p);
 /*
  * Starts the thread and waits until it has pinned and scheduled itself
