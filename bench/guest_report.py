@@ -206,26 +206,21 @@ def report(out):
     open(os.path.join(out, "results.md"), "w").write("\n".join(P) + "\n")
 
     # ---- plot data: a block per (row, -m), x = vCPUs, a column per tool ----
-    blocks = []
-    with open(os.path.join(out, "loss.dat"), "w") as f:
-        for row, m in scen:
-            f.write("vcpus " + " ".join(f'"{HEAD.get(t, t)}"' for t in tools) + "\n")
-            for v in vcpus:
-                f.write(f"{v} " + " ".join(g6(res[(v, row, m, t)] and res[(v, row, m, t)]["share"],
-                                              100, LOG_FLOOR) for t in tools) + "\n")
-            f.write("\n\n")
-            blocks.append(f"{row}, -m {m}")
-    mblocks = []
-    with open(os.path.join(out, "metric.dat"), "w") as f:
-        for row, m in scen:
-            if row != "seed":
-                continue
-            f.write("vcpus " + " ".join(f'"{HEAD.get(t, t)}"' for t in tools) + "\n")
-            for v in vcpus:
-                f.write(f"{v} " + " ".join(g6(res[(v, row, m, t)] and res[(v, row, m, t)]["metric"],
-                                              100, LOG_FLOOR) for t in tools) + "\n")
-            f.write("\n\n")
-            mblocks.append(f"{row}, -m {m}")
+    def write_dat(name, key, rows):
+        """One gnuplot block per (row, -m) of @rows: x = vCPUs, a column per tool, @key's figure."""
+        names = []
+        with open(os.path.join(out, name), "w") as f:
+            for row, m in rows:
+                f.write("vcpus " + " ".join(f'"{HEAD.get(t, t)}"' for t in tools) + "\n")
+                for v in vcpus:
+                    f.write(f"{v} " + " ".join(g6(res[(v, row, m, t)] and res[(v, row, m, t)][key],
+                                                  100, LOG_FLOOR) for t in tools) + "\n")
+                f.write("\n\n")
+                names.append(f"{row}, -m {m}")
+        return names
+
+    blocks = write_dat("loss.dat", "share", scen)
+    mblocks = write_dat("metric.dat", "metric", [(r, m) for r, m in scen if r == "seed"])
     ncols = max(1, len({m for _, m in scen}))
     with open(os.path.join(out, "plot.vars"), "w") as f:
         f.write(f'nblocks = {len(blocks)}\nnmetric = {len(mblocks)}\nntools = {len(tools)}\n'
