@@ -9,6 +9,8 @@
 #include "recorder/perfdata/pfile.h"
 #include "recorder/perfdata/pcursor.h"
 
+#include <ctype.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,8 +20,11 @@
 #define ATTR_SIZE_VER0 64
 
 
-/* do_read_string(): u32 len, then len bytes holding a NUL. */
-static bool str(struct pcursor *c)
+/*
+ * do_read_string(): u32 len, then len bytes holding a NUL (perf does not
+ * look for one and reads the string with strlen: we do). *@out: the string.
+ */
+static bool str_at(struct pcursor *c, const char **out)
 {
 	uint32_t len;
 	const unsigned char *s;
@@ -27,7 +32,71 @@ static bool str(struct pcursor *c)
 	if (!pcursor__u32(c, &len) || !len)
 		return false;
 	s = c->p;
+	if (out)
+		*out = (const char *)s;
 	return pcursor__take(c, NULL, len) && memchr(s, '\0', len);
+}
+
+static bool str(struct pcursor *c)
+{
+	return str_at(c, NULL);
+}
+
+struct cpu_range {
+	unsigned long lo, hi;
+};
+
+static int cpu_range__cmp(const void *a, const void *b)
+{
+	const struct cpu_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/*
+ * A CPU list as libperf 6.1's perf_cpu_map__new() takes it, which
+ * process_numa_topology() calls on every node's list and which fails the
+ * section (perf then drops it and every later one, HEADER_COMPRESSED
+ * included) on anything else: "" is a node without CPUs; otherwise the
+ * list starts with a digit; each item is a number or lo-hi as strtoul(base
+ * 0) reads them (0x10 and 010 are hex and octal), ends at ',' or the end,
+ * is below INT_MAX with hi >= lo, and no CPU comes twice. A ',' followed by
+ * a non-digit ends the list, and perf ignores the rest.
+ */
+static bool cpu_list(const char *s)
+{
+	size_t n = 0, cap = strlen(s) / 2 + 1;
+	struct cpu_range *r;
+	bool ok = false;
+	char *p;
+
+	if (!*s)
+		return true;
+	if (!isdigit((unsigned char)*s))
+		return false;
+	r = malloc(cap * sizeof(*r));
+	if (!r)
+		return false;
+	while (isdigit((unsigned char)*s)) {
+		unsigned long lo = strtoul(s, &p, 0), hi = lo;
+
+		if (lo >= INT_MAX || (*p && *p != ',' && *p != '-'))
+			goto out_free;
+		if (*p == '-') {
+			hi = strtoul(p + 1, &p, 0);
+			if (hi >= INT_MAX || (*p && *p != ',') || hi < lo)
+				goto out_free;
+		}
+		r[n++] = (struct cpu_range){lo, hi};
+		s = *p ? p + 1 : p;
+	}
+	qsort(r, n, sizeof(*r), cpu_range__cmp);
+	ok = true;
+	for (size_t i = 1; i < n && ok; i++)
+		ok = r[i].lo > r[i - 1].hi;
+out_free:
+	free(r);
+	return ok;
 }
 
 static bool strs(struct pcursor *c, uint64_t n)
@@ -163,6 +232,20 @@ static bool event_desc(struct pcursor *c)
 	return true;
 }
 
+/*
+ * process_cpu_topology() skips the socket id check on these arches, whose
+ * ids are not bounded by the CPU count (do_core_id_test).
+ */
+static bool arch_has_free_socket_ids(const struct pfile *pf)
+{
+	struct pcursor c = {pf->feats.sec[PFILE_FEAT_ARCH].data, pf->feats.sec[PFILE_FEAT_ARCH].size};
+	const char *arch;
+
+	if (!pfile_featset__has(&pf->feats, PFILE_FEAT_ARCH) || !str_at(&c, &arch))
+		return false;
+	return !strncmp(arch, "s390", 4) || !strncmp(arch, "aarch64", 7);
+}
+
 static uint32_t nr_cpus_avail(const struct pfile *pf)
 {
 	uint32_t n = 0;
@@ -172,20 +255,27 @@ static uint32_t nr_cpus_avail(const struct pfile *pf)
 	return n;
 }
 
-/* Sibling strings, then (optional) per-CPU core/socket ids, then (optional) dies. */
+/*
+ * Sibling strings, then (optional) per-CPU core and socket ids, then
+ * (optional) dies. perf 6.1 fails the section on a socket id above the CPU
+ * count that is not -1 ("socket_id number is too big").
+ */
 static bool cpu_topology(const struct pfile *pf, struct pcursor *c)
 {
-	uint64_t cpus = nr_cpus_avail(pf);
+	uint32_t cpus = nr_cpus_avail(pf), core, socket;
+	bool any_socket = arch_has_free_socket_ids(pf);
 
 	if (!counted_strs(c, 1) || !counted_strs(c, 1))
 		return false;
 	if (!c->left)
 		return true;
-	if (!pcursor__take(c, NULL, cpus * 8))
-		return false;
+	for (uint32_t i = 0; i < cpus; i++)
+		if (!pcursor__u32(c, &core) || !pcursor__u32(c, &socket) ||
+		    (!any_socket && socket != UINT32_MAX && socket > cpus))
+			return false;
 	if (!c->left)
 		return true;
-	return counted_strs(c, 1) && pcursor__take(c, NULL, cpus * 4);
+	return counted_strs(c, 1) && pcursor__take(c, NULL, (uint64_t)cpus * 4);
 }
 
 static bool numa_topology(struct pcursor *c)
@@ -194,9 +284,12 @@ static bool numa_topology(struct pcursor *c)
 
 	if (!pcursor__u32(c, &nr))
 		return false;
-	for (uint32_t i = 0; i < nr; i++)
-		if (!pcursor__take(c, NULL, 4 + 8 + 8) || !str(c))
+	for (uint32_t i = 0; i < nr; i++) {
+		const char *cpus;
+
+		if (!pcursor__take(c, NULL, 4 + 8 + 8) || !str_at(c, &cpus) || !cpu_list(cpus))
 			return false;
+	}
 	return true;
 }
 
@@ -319,7 +412,7 @@ static bool build_ids(struct pcursor *c)
 	return true;
 }
 
-static bool feature(const struct pfile *pf, int feat, struct pcursor *c)
+static bool feature(const struct pfile *pf, int feat, struct pcursor *c, const char **why)
 {
 	uint32_t v[5];
 	uint64_t nr;
@@ -340,8 +433,10 @@ static bool feature(const struct pfile *pf, int feat, struct pcursor *c)
 	case PFILE_FEAT_EVENT_DESC:
 		return event_desc(c);
 	case PFILE_FEAT_CPU_TOPOLOGY:
+		*why = "CPU_TOPOLOGY: a list or a socket id perf 6.1 rejects";
 		return cpu_topology(pf, c);
 	case PFILE_FEAT_NUMA_TOPOLOGY:
+		*why = "NUMA_TOPOLOGY: a node or CPU list perf 6.1 cannot parse";
 		return numa_topology(c);
 	case PFILE_FEAT_BRANCH_STACK: case PFILE_FEAT_STAT:
 		return true; /* flags: nothing to read */
@@ -380,12 +475,14 @@ bool pfile_check__feature(const struct pfile *pf, int feat, const void *data, si
 	struct pcursor c = {data, size};
 
 	*why = NULL;
-	if (!feature(pf, feat, &c) || c.left) {
+	if (feature(pf, feat, &c, why) && !c.left) {
+		*why = NULL;
+		return true;
+	}
+	if (!*why)
 		*why = feat == PFILE_FEAT_TRACING_DATA ? "TRACING_DATA does not parse"
 			: "feature section does not parse as perf reads it";
-		return false;
-	}
-	return true;
+	return false;
 }
 
 /* perf's evsel__calc_id_pos / calc_is_pos: where the id sits, from the start / end. */

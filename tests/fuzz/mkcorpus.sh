@@ -45,4 +45,13 @@ cp "$(biggest z.data.shards)" "$out/fuzz_shard/z.shard"
 pack 1 p.data.shards >"$out/fuzz_merge/plain"
 pack 1 z.data.shards >"$out/fuzz_merge/z"
 pack 3 z.data.shards >"$out/fuzz_merge/z-decompress"
+# Feature-section strings as perf 6.1 rejects them (issue 33 item 4): a NUMA
+# node's CPU list with its NUL changed, a socket id above the CPU count.
+for m in numa-cpu-list-nul:NUMA.node0.cpus:nul cpu-topology-socket-id:CPU_TOPOLOGY.socket0:big; do
+	rm -rf m.shards && cp -r z.data.shards m.shards
+	read -r _ off hex < <(python3 "$here/../e2e/featmut.py" m.shards/header.data | grep "^${m#*:} ")
+	python3 "$here/../e2e/featmut.py" --apply m.shards/header.data "$off" "$hex"
+	pack 0 m.shards >"$out/fuzz_merge/${m%%:*}"
+	pack 1 m.shards >"$out/fuzz_merge/${m%%:*}-recover"
+done
 du -sh "$out"

@@ -500,6 +500,66 @@ static void sample_rec(unsigned char *buf, uint16_t size, uint64_t id)
 	memcpy(buf + 8, &id, 8); /* IDENTIFIER comes first */
 }
 
+/*
+ * NUMA_TOPOLOGY's CPU lists and CPU_TOPOLOGY's socket ids as perf 6.1
+ * reads them (libperf's perf_cpu_map__new, process_cpu_topology): a list
+ * or id perf rejects fails the check (issue 33 item 4: the merge exited 0
+ * on a file whose later sections perf then dropped).
+ */
+static void test_check_topology_lists(void **state)
+{
+	static const struct {
+		const char *cpus;
+		bool ok;
+	} lists[] = {
+	    {"0-1", true},   {"", true},       {"0,2-3", true},	 {"0,x", true},
+	    {"0x2", true},   {"0-", true},     {"0-1\x80", false}, {"x", false},
+	    {"1-0", false},  {"0,0", false},   {"0-2,1", false},	 {"08", false},
+	    {"2147483647", false}, {"0;1", false}, {" 1", false},
+	};
+	int32_t core[] = {0, 1}, sock[] = {0, 0};
+	char *pkg[] = {"0-1"}, *thr[] = {"0", "1"};
+	struct pfile_cpu_topo t = {
+	    .nr_cores = 1, .nr_threads = 2, .core_siblings = pkg, .thread_siblings = thr,
+	    .nr_cpus_avail = 2, .core_id = core, .socket_id = sock,
+	};
+	struct pfile pf = {0};
+	const char *why;
+
+	(void)state;
+	assert_int_equal(pfile_feat__nrcpus(&pf.feats, 2, 2), 0);
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+		struct pfile_numa_node node = {.cpus = lists[i].cpus};
+		void *d;
+		size_t n;
+
+		assert_int_equal(pfile_feat__numa_topology(&pf.feats, &node, 1), 0);
+		d = pf.feats.sec[PFILE_FEAT_NUMA_TOPOLOGY].data;
+		n = pf.feats.sec[PFILE_FEAT_NUMA_TOPOLOGY].size;
+		if (pfile_check__feature(&pf, PFILE_FEAT_NUMA_TOPOLOGY, d, n, &why) != lists[i].ok)
+			fail_msg("NUMA CPU list \"%s\": check says %s", lists[i].cpus,
+				 lists[i].ok ? why : "fine");
+	}
+
+	/* socket ids: up to the CPU count, or -1; any value on s390 and aarch64 */
+	for (int arch = 0; arch < 2; arch++) {
+		for (int k = 0; k < 4; k++) {
+			static const int32_t id[] = {2, -1, 3, 1000};
+			bool want = k < 2 || arch;
+
+			sock[1] = id[k];
+			assert_int_equal(pfile_feat__cpu_topology(&pf.feats, &t), 0);
+			assert_int_equal(pfile_check__feature(&pf, PFILE_FEAT_CPU_TOPOLOGY,
+							      pf.feats.sec[PFILE_FEAT_CPU_TOPOLOGY].data,
+							      pf.feats.sec[PFILE_FEAT_CPU_TOPOLOGY].size, &why),
+					 want);
+		}
+		assert_int_equal(pfile_feat__string(&pf.feats, PFILE_FEAT_ARCH, "aarch64"), 0);
+	}
+	pfile_featset__release(&pf.feats);
+}
+
+
 /* Fixed-size samples are judged by their size; the memo answers for their like. */
 static void test_check_samples(void **state)
 {
@@ -1483,7 +1543,7 @@ int main(void)
 	    cmocka_unit_test(test_sysinfo_pmu_cache), cmocka_unit_test(test_group_desc_encoding),
 	    cmocka_unit_test(test_mem_pmu_caps_encoding), cmocka_unit_test(test_sysinfo_mem_topology),
 	    cmocka_unit_test(test_sysinfo_pmu_caps),  cmocka_unit_test(test_pipe_records),
-	    cmocka_unit_test(test_check_samples),
+	    cmocka_unit_test(test_check_samples),     cmocka_unit_test(test_check_topology_lists),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
