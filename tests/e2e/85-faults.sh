@@ -66,7 +66,7 @@ if [ "$(id -u)" = 0 ] && mkdir mnt && mount -t tmpfs -o size=2m shardrec-e2e mnt
 fi
 
 # ---- --max-size: stops cleanly at the size ----
-# Bytes the merge adds after the recording, outside --max-size (README): the
+# Bytes the merge adds after the recording, outside --max-size (doc/design.md): the
 # build-id list with its 16-byte index entry, FINISHED_ROUND and LOST_SAMPLES
 # records. The header is perf's: data {offset, size} at byte 40, the feature
 # bits at 72, one {offset, size} per set bit after the data section.
