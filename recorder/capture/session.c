@@ -39,7 +39,7 @@ static int session__target(struct session *s)
 	if (o->cpu_list)
 		nr_cpus = target__cpu_list(o->cpu_list, &cpus, s->err, sizeof(s->err));
 	else
-		nr_cpus = target__online_cpus(&cpus);
+		nr_cpus = sysinfo__online_cpus(NULL, &cpus);
 	if (nr_cpus < 0) {
 		if (!s->err[0])
 			snprintf(s->err, sizeof(s->err), "cannot read online CPUs: %s",

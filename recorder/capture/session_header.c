@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The shard directory and header.data: attrs, ids, features and synthesized records. */
 #include "recorder/capture/session_internal.h"
+#include "recorder/util/fs.h"
 
 /* ---- shard directory and header.data ---- */
 
@@ -242,7 +243,7 @@ static int session__synth_targets(struct session *s, struct synth *sy)
 	if (!ret)
 		ret = synth__cpu_map(sy, s->evl.cpus, s->evl.nr_cpus);
 	if (!ret && s->o->all_cgroups && (s->o->synth & RECORD_SYNTH_CGROUP))
-		ret = synth__cgroups(sy, sample_config__cgroup2_root(root, sizeof(root)));
+		ret = synth__cgroups(sy, cgroup2__mountpoint(root, sizeof(root)));
 	/* --tail-synthesize: the tasks as they are at the end (session__write_tail_synth) */
 	if (!ret && !s->o->tail_synthesize && (s->o->synth & RECORD_SYNTH_TASK))
 		ret = session__synth_tasks(s, sy);

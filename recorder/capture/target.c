@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "recorder/capture/target.h"
+#include "recorder/header/sysinfo.h"
+#include "recorder/perfdata/recbuf.h"
 #include "numa/topology.h"
 
 #include <dirent.h>
@@ -9,22 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-int target__online_cpus(int **cpus)
-{
-	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
-	char buf[4096];
-	int n;
-
-	if (!f)
-		return -errno;
-	n = fgets(buf, sizeof(buf), f) ? 0 : -EIO;
-	fclose(f);
-	if (n)
-		return n;
-	buf[strcspn(buf, "\n")] = 0;
-	return cpulist__parse(buf, cpus);
-}
 
 int target__cpu_list(const char *list, int **cpus, char *err, size_t errlen)
 {
@@ -36,7 +22,7 @@ int target__cpu_list(const char *list, int **cpus, char *err, size_t errlen)
 		snprintf(err, errlen, "-C: '%s' is not a CPU list (e.g. 0-3,8)", list);
 		return -EINVAL;
 	}
-	nr_online = target__online_cpus(&online);
+	nr_online = sysinfo__online_cpus(NULL, &online);
 	for (int i = 0; nr_online > 0 && i < n; i++) {
 		bool found = false;
 
@@ -55,9 +41,10 @@ int target__cpu_list(const char *list, int **cpus, char *err, size_t errlen)
 	return n;
 }
 
-static int push(pid_t **v, size_t *n, pid_t p)
+/* *@cap: room in *@v, at least *@n. */
+static int push(pid_t **v, size_t *n, size_t *cap, pid_t p)
 {
-	pid_t *nv = realloc(*v, (*n + 1) * sizeof(**v));
+	pid_t *nv = array__grow(*v, cap, *n + 1, sizeof(**v), 64);
 
 	if (!nv)
 		return -ENOMEM;
@@ -66,7 +53,7 @@ static int push(pid_t **v, size_t *n, pid_t p)
 	return 0;
 }
 
-int target__add_tasks(pid_t pid, pid_t **v, size_t *n)
+static int add_tasks(pid_t pid, pid_t **v, size_t *n, size_t *cap)
 {
 	char path[64];
 	struct dirent *de;
@@ -79,9 +66,16 @@ int target__add_tasks(pid_t pid, pid_t **v, size_t *n)
 		return -ESRCH;
 	while (!err && (de = readdir(d)))
 		if (de->d_name[0] != '.')
-			err = push(v, n, atoi(de->d_name));
+			err = push(v, n, cap, atoi(de->d_name));
 	closedir(d);
 	return err;
+}
+
+int target__add_tasks(pid_t pid, pid_t **v, size_t *n)
+{
+	size_t cap = *n; /* *@v holds at least that many: array__grow reallocs past it */
+
+	return add_tasks(pid, v, n, &cap);
 }
 
 static int parse_ids(const char *list, bool whole_process, pid_t **v, size_t *n, char *err,
@@ -89,6 +83,7 @@ static int parse_ids(const char *list, bool whole_process, pid_t **v, size_t *n,
 {
 	char *copy = strdup(list), *save = NULL, *tok;
 	int ret = copy ? 0 : -ENOMEM;
+	size_t cap = *n; /* as in target__add_tasks() */
 
 	for (tok = copy ? strtok_r(copy, ",", &save) : NULL; !ret && tok;
 	     tok = strtok_r(NULL, ",", &save)) {
@@ -101,10 +96,10 @@ static int parse_ids(const char *list, bool whole_process, pid_t **v, size_t *n,
 				 tok, whole_process ? "pid" : "tid");
 			ret = -EINVAL;
 		} else if (whole_process) {
-			ret = target__add_tasks(id, v, n);
+			ret = add_tasks(id, v, n, &cap);
 		} else {
 			/* /proc/TID exists for every thread, though readdir hides it. */
-			ret = access(path, F_OK) ? -ESRCH : push(v, n, id);
+			ret = access(path, F_OK) ? -ESRCH : push(v, n, &cap, id);
 		}
 		if (ret == -ESRCH)
 			snprintf(err, errlen, "%s: no such process %ld", whole_process ? "-p" : "-t",

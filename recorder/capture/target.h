@@ -6,8 +6,6 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* Online CPUs from @sys_root/sys/devices/system/cpu/online. Count or -errno. */
-int target__online_cpus(int **cpus);
 /*
  * CPUs for -C @list, checked against the online CPUs. Count or -EINVAL
  * with one line in @err.

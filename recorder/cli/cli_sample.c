@@ -2,6 +2,7 @@
 #include "recorder/cli/cli_sample.h"
 #include "recorder/events/branch_filter.h"
 #include "recorder/events/callchain.h"
+#include "recorder/perfdata/recbuf.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -86,7 +87,7 @@ static int filter(struct record_opts *o, const char *arg, char *err, size_t errl
 		snprintf(err, errlen, "--filter must follow the -e tracepoint it applies to");
 		return -EINVAL;
 	}
-	f = realloc(o->filters, (o->nr_filters + 1) * sizeof(*f));
+	f = array__grow(o->filters, &o->cap_filters, o->nr_filters + 1, sizeof(*f), 4);
 	if (!f) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;

@@ -7,6 +7,7 @@
 #include "recorder/events/evcatalog.h"
 #include "recorder/events/evparse.h"
 #include "recorder/util/fs.h"
+#include "recorder/perfdata/recbuf.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -70,15 +71,10 @@ static int catalog__add(struct catalog *c, unsigned kind, const char *name, cons
 		return 0;
 	if (c->glob && !glob__match(c->glob, name) && !glob__match(c->glob, alias))
 		return 0;
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 256;
-
-		e = realloc(c->v, cap * sizeof(*e));
-		if (!e)
-			return -ENOMEM;
-		c->v = e;
-		c->cap = cap;
-	}
+	e = array__grow(c->v, &c->cap, c->n + 1, sizeof(*e), 256);
+	if (!e)
+		return -ENOMEM;
+	c->v = e;
 	e = &c->v[c->n];
 	e->kind = kind;
 	e->name = strdup(name);
@@ -303,7 +299,7 @@ int evcatalog__fprint(FILE *out, const struct evcatalog_opts *o, unsigned kinds,
 	static const struct evcatalog_opts none;
 	struct catalog c = {.o = o ? o : &none, .kinds = kinds, .glob = glob};
 	const char *sysfs = c.o->sysfs_root ? c.o->sysfs_root : "";
-	const char *tracefs = evparse__tracefs_root(c.o->tracefs_root);
+	const char *tracefs = c.o->tracefs_root ? c.o->tracefs_root : tracefs__mountpoint();
 	int ret;
 
 	ret = evparse__foreach_symbol(symbol__add, &c);

@@ -65,11 +65,6 @@ int evlist__mmap(struct evlist *l, size_t pages, char *err, size_t errlen);
 void evlist__enable(struct evlist *l);
 void evlist__disable(struct evlist *l);
 /*
- * The cgroup2 mount: /sys/fs/cgroup on unified hosts, elsewhere (e.g.
- * /sys/fs/cgroup/unified) on hybrid ones. Writes it into @buf, returns @buf.
- */
-const char *sample_config__cgroup2_root(char *buf, size_t len);
-/*
  * Reads fd @fd of event @e (its read_format: ID|LOST, with -s the two
  * TOTAL_TIME fields too) into @id and @lost. 0 / -EIO (fd < 0 included).
  */

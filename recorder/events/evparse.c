@@ -21,6 +21,7 @@
  */
 #include "recorder/events/evparse_internal.h"
 #include "recorder/util/suggest.h"
+#include "recorder/perfdata/recbuf.h"
 
 __attribute__((format(printf, 3, 4))) int ctx__error(struct evparse_ctx *ctx, int ret,
 							    const char *fmt, ...)
@@ -175,7 +176,7 @@ int ctx__push(struct evparse_ctx *ctx, const struct evparse_event *tmpl)
 {
 	struct evparse_event *n;
 
-	n = realloc(*ctx->out, (*ctx->nr + 1) * sizeof(*n));
+	n = array__grow(*ctx->out, &ctx->cap, *ctx->nr + 1, sizeof(*n), 16);
 	if (!n)
 		return ctx__error(ctx, -ENOMEM, "out of memory");
 	*ctx->out = n;

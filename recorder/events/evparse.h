@@ -120,14 +120,6 @@ char *evparse__strerror(const struct evparse_event *ev, int err, char *buf, size
 char *evparse__strerror_opts(const struct evparse_event *ev, int err,
 			     const struct evparse_opts *o, char *buf, size_t len);
 
-/*
- * Where tracepoints are read: @root when given, else the first of
- * /sys/kernel/tracing and /sys/kernel/debug/tracing with an events/
- * directory; NULL when neither is mounted. The parser's own probe, shared
- * with the event catalog (`shardrec list`).
- */
-const char *evparse__tracefs_root(const char *root);
-
 /* Called per name by evparse__foreach_symbol(); non-zero stops the walk. */
 typedef int (*evparse_symbol_cb)(const char *name, const char *alias,
 				 const struct perf_event_attr *attr, void *arg);

@@ -154,7 +154,7 @@ int list__parse(struct evparse_ctx *ctx, const char *list)
 int evparse__parse(const char *list, const struct evparse_opts *o, struct evparse_event **out,
 		   size_t *nr, char *err, size_t errlen)
 {
-	struct evparse_ctx ctx = { "", NULL, err, errlen, out, nr };
+	struct evparse_ctx ctx = {.root = "", .err = err, .errlen = errlen, .out = out, .nr = nr};
 	size_t saved;
 	int ret;
 
@@ -166,7 +166,7 @@ int evparse__parse(const char *list, const struct evparse_opts *o, struct evpars
 		ctx.root = o->sysfs_root;
 	if (o && o->tracefs_root)
 		ctx.tracefs = o->tracefs_root;
-	saved = *nr;
+	saved = ctx.cap = *nr;
 	ret = list__parse(&ctx, list);
 	/* all or nothing: drop what this call appended before the failure */
 	if (ret)

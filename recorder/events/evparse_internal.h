@@ -31,6 +31,7 @@ struct evparse_ctx {
 	size_t errlen;
 	struct evparse_event **out;
 	size_t *nr;
+	size_t cap; /* room in *out: at least *nr, what the caller's array held */
 };
 /* Where a PMU event's terms are applied; pmu_dir NULL for legacy events. */
 struct term_ctx {

@@ -66,15 +66,11 @@ int bp__event(struct evparse_ctx *ctx, const char *text)
 
 /* ---- tracepoints ------------------------------------------------------- */
 
-const char *evparse__tracefs_root(const char *root)
-{
-	return root ? root : tracefs__mountpoint();
-}
-
 /* Sets ctx->tracefs: the caller's root, else the first mounted candidate. */
 static int tracefs__probe(struct evparse_ctx *ctx)
 {
-	ctx->tracefs = evparse__tracefs_root(ctx->tracefs);
+	if (!ctx->tracefs)
+		ctx->tracefs = tracefs__mountpoint();
 	if (!ctx->tracefs)
 		return ctx__error(ctx, -ENOENT,
 				  "tracefs not found (mount it on /sys/kernel/tracing)");

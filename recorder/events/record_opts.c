@@ -34,5 +34,5 @@ void record_opts__release(struct record_opts *o)
 	o->switch_event = NULL;
 	free(o->filters);
 	o->filters = NULL;
-	o->nr_filters = 0;
+	o->nr_filters = o->cap_filters = 0;
 }

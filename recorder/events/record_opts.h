@@ -102,7 +102,7 @@ struct record_opts {
 		size_t events_off, events_end; /* that -e's span in @events */
 		const char *filter;
 	} *filters;
-	size_t nr_filters;
+	size_t nr_filters, cap_filters;
 	size_t last_event_off; /* where the last -e starts in @events */
 	const char *cgroup;    /* -G, path below the cgroup2 mount */
 	const char *uid;       /* -u, user name or number */

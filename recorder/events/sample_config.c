@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "recorder/events/evlist.h"
 #include "recorder/events/callchain.h"
+#include "recorder/util/fs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,8 +10,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
-
-#define CGROUP2_ROOT "/sys/fs/cgroup" /* when /proc/self/mounts names none */
 
 static bool has_tracepoint(const struct evlist *l)
 {
@@ -158,28 +157,6 @@ static int attach_filter(struct evlist *l, const struct record_opts *o,
 	return 0;
 }
 
-/*
- * The cgroup2 mount: /sys/fs/cgroup on unified hosts, elsewhere (e.g.
- * /sys/fs/cgroup/unified) on hybrid ones. Writes it into @buf.
- */
-const char *sample_config__cgroup2_root(char *buf, size_t len)
-{
-	FILE *f = fopen("/proc/self/mounts", "re");
-	char dev[256], dir[4096], type[64];
-	bool found = false;
-
-	snprintf(buf, len, "%s", CGROUP2_ROOT);
-	while (f && !found && fscanf(f, "%255s %4095s %63s %*[^\n]", dev, dir, type) == 3) {
-		if (!strcmp(type, "cgroup2")) {
-			snprintf(buf, len, "%s", dir);
-			found = true;
-		}
-	}
-	if (f)
-		fclose(f);
-	return buf;
-}
-
 static int open_cgroup(struct evlist *l, const struct record_opts *o, char *err, size_t errlen)
 {
 	const char *rel = o->cgroup;
@@ -192,7 +169,7 @@ static int open_cgroup(struct evlist *l, const struct record_opts *o, char *err,
 	/* perf takes the path relative to the cgroup mount, with or without '/'. */
 	while (*rel == '/')
 		rel++;
-	snprintf(path, sizeof(path), "%s/%s", sample_config__cgroup2_root(root, sizeof(root)), rel);
+	snprintf(path, sizeof(path), "%s/%s", cgroup2__mountpoint(root, sizeof(root)), rel);
 	l->cgroup_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (l->cgroup_fd < 0) {
 		int ret = -errno;

@@ -392,60 +392,18 @@ out_close:
 
 /* ---- sysfs notes ---- */
 
-/* Reads a whole (sysfs) file, up to NOTES_MAX. */
-static int read_small_file(const char *path, unsigned char **buf, size_t *len)
-{
-	size_t cap = 4096;
-	int fd, err = 0;
-
-	*len = 0;
-	*buf = malloc(cap);
-	if (!*buf)
-		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		goto out_free;
-	}
-	for (;;) {
-		ssize_t n = read(fd, *buf + *len, cap - *len);
-
-		if (n < 0) {
-			err = -errno;
-			break;
-		}
-		if (n == 0)
-			break;
-		*len += n;
-		if (*len == cap) {
-			unsigned char *nb = cap < NOTES_MAX ? realloc(*buf, cap * 2) : NULL;
-
-			if (!nb)
-				break; /* enough: a build id is near the start */
-			*buf = nb;
-			cap *= 2;
-		}
-	}
-	close(fd);
-	if (!err)
-		return 0;
-out_free:
-	free(*buf);
-	*buf = NULL;
-	return err;
-}
-
 /* sysfs__read_build_id(): a raw native-endian note sequence, 4-byte aligned. */
 static int buildid__read_notes_file(const char *path, uint8_t id[20], uint8_t *size)
 {
-	unsigned char *buf;
 	size_t len;
+	char *buf;
 	int err;
 
-	err = read_small_file(path, &buf, &len);
+	/* NOTES_MAX bounds the read: a build id note sits near the start. */
+	err = filename__read_all(path, NOTES_MAX, &buf, &len);
 	if (err)
 		return err;
-	err = notes__find(buf, len, false, 4, id, size);
+	err = notes__find((unsigned char *)buf, len, false, 4, id, size);
 	free(buf);
 	return err;
 }

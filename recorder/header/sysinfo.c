@@ -10,6 +10,7 @@
  * is left out, as perf clears a feature whose write fails.
  */
 #include "recorder/header/sysinfo_internal.h"
+#include "numa/topology.h"
 
 /* ---- small file helpers ---- */
 
@@ -219,22 +220,32 @@ struct cpu_state {
 	bool *online;	/* nr_avail entries */
 };
 
-static void mark_online(long cpu, void *arg)
+int sysinfo__online_cpus(const char *sys_root, int **cpus)
 {
-	struct cpu_state *s = arg;
+	char path[PATH_MAX], *list;
+	int ret;
 
-	if (cpu < s->nr_avail)
-		s->online[cpu] = true;
+	*cpus = NULL;
+	if (snprintf(path, sizeof(path), "%s/devices/system/cpu/online",
+		     sys_root ? sys_root : "/sys") >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	ret = filename__read_str(path, &list);
+	if (ret)
+		return ret;
+	ret = cpulist__parse(list, cpus);
+	free(list);
+	return ret;
 }
 
 static int cpu_state__init(struct cpu_state *s, const char *sys)
 {
 	char *present = filename__read_linef("%s/devices/system/cpu/present", sys);
-	char *online = filename__read_linef("%s/devices/system/cpu/online", sys);
-	int ret = -ENOENT;
+	int *online, nr = sysinfo__online_cpus(sys, &online);
+	/* An unreadable, empty or garbled list: no usable sysfs, as for present. */
+	int ret = nr == -ENOMEM ? nr : -ENOENT;
 
 	memset(s, 0, sizeof(*s));
-	if (!present || !online)
+	if (!present || nr <= 0)
 		goto out;
 	s->nr_avail = sysinfo__cpulist_max(present);
 	ret = -EINVAL;
@@ -244,8 +255,11 @@ static int cpu_state__init(struct cpu_state *s, const char *sys)
 	ret = -ENOMEM;
 	if (!s->online)
 		goto out;
-	s->nr_online = sysinfo__cpulist_for_each(online, SYSINFO_MAX_CPUS, mark_online, s);
-	ret = s->nr_online < 0 ? (int)s->nr_online : 0;
+	for (int i = 0; i < nr; i++)
+		if (online[i] < s->nr_avail)
+			s->online[online[i]] = true;
+	s->nr_online = nr;
+	ret = 0;
 out:
 	free(present);
 	free(online);
@@ -256,6 +270,7 @@ out:
 struct str_set {
 	char **s;
 	uint32_t nr;
+	size_t cap;
 };
 
 /* Takes ownership of @v. */
@@ -272,7 +287,7 @@ static int str_set__add(struct str_set *set, char *v)
 			return 0;
 		}
 	}
-	n = realloc(set->s, (set->nr + 1) * sizeof(*n));
+	n = array__grow(set->s, &set->cap, set->nr + 1, sizeof(*n), 16);
 	if (!n) {
 		free(v);
 		return -ENOMEM;

@@ -21,5 +21,11 @@
  */
 int sysinfo__collect(struct pfile_featset *fs, int argc, char *const argv[], const char *sys_root,
 		     const char *proc_root);
+/*
+ * The one online-CPU reader: @sys_root/devices/system/cpu/online (NULL =
+ * the real /sys) into a malloc'ed ascending array *@cpus. Count or -errno
+ * (-EINVAL: not a CPU list).
+ */
+int sysinfo__online_cpus(const char *sys_root, int **cpus);
 
 #endif

@@ -70,6 +70,7 @@ struct cache_set {
 /* Adds @c unless an equal one is there; takes its strings either way. */
 static int cache_set__add(struct cache_set *s, struct pfile_cache *c)
 {
+	struct cache_ent *e;
 	size_t i;
 
 	for (i = 0; i < s->nr; i++) {
@@ -78,17 +79,12 @@ static int cache_set__add(struct cache_set *s, struct pfile_cache *c)
 			return 0;
 		}
 	}
-	if (s->nr == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 16;
-		struct cache_ent *e = realloc(s->e, cap * sizeof(*e));
-
-		if (!e) {
-			cache__free(c);
-			return -ENOMEM;
-		}
-		s->e = e;
-		s->cap = cap;
+	e = array__grow(s->e, &s->cap, s->nr + 1, sizeof(*e), 16);
+	if (!e) {
+		cache__free(c);
+		return -ENOMEM;
 	}
+	s->e = e;
 	s->e[s->nr].c = *c;
 	s->e[s->nr].seq = s->nr;
 	s->nr++;

@@ -139,7 +139,7 @@ static int mem_node__read(struct pfile_mem_node *n, const char *sys, unsigned in
 
 struct mem_nodes {
 	struct pfile_mem_node *n;
-	size_t nr;
+	size_t nr, cap;
 };
 
 static void mem_nodes__free(struct mem_nodes *m)
@@ -158,7 +158,7 @@ static int mem_nodes__add(struct mem_nodes *m, const char *sys, unsigned int nod
 
 	if (m->nr >= MAX_MEMORY_NODES)
 		return -E2BIG;
-	n = realloc(m->n, (m->nr + 1) * sizeof(*n));
+	n = array__grow(m->n, &m->cap, m->nr + 1, sizeof(*n), 16);
 	if (!n)
 		return -ENOMEM;
 	m->n = n;

@@ -81,6 +81,7 @@ struct pmu_list {
 static int pmu_list__add(struct pmu_list *l, const char *devices, const char *name)
 {
 	char dir[PATH_MAX];
+	struct pfile_pmu *p;
 	uint32_t type, cpu;
 	int n = snprintf(dir, sizeof(dir), "%s/%s", devices, name);
 
@@ -90,15 +91,10 @@ static int pmu_list__add(struct pmu_list *l, const char *devices, const char *na
 		return 0;
 	if (!read_u32_at(dir, "type", &type))
 		return 0;
-	if (l->nr == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 16;
-		struct pfile_pmu *p = realloc(l->p, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		l->p = p;
-		l->cap = cap;
-	}
+	p = array__grow(l->p, &l->cap, l->nr + 1, sizeof(*p), 16);
+	if (!p)
+		return -ENOMEM;
+	l->p = p;
 	l->p[l->nr].type = type;
 	l->p[l->nr].name = strdup(name);
 	if (!l->p[l->nr].name)
@@ -177,10 +173,10 @@ static void pmu_caps__free(struct pfile_pmu_caps *pc)
 	memset(pc, 0, sizeof(*pc));
 }
 
-/* Appends {@name, @value}, taking @value. 0 / -ENOMEM. */
-static int pmu_caps__add(struct pfile_pmu_caps *pc, const char *name, char *value)
+/* Appends {@name, @value}, taking @value; *@cap: room in pc->caps. 0 / -ENOMEM. */
+static int pmu_caps__add(struct pfile_pmu_caps *pc, size_t *cap, const char *name, char *value)
 {
-	struct pfile_pmu_cap *c = realloc((void *)pc->caps, (pc->nr_caps + 1) * sizeof(*c));
+	struct pfile_pmu_cap *c = array__grow((void *)pc->caps, cap, pc->nr_caps + 1, sizeof(*c), 16);
 
 	if (!c) {
 		free(value);
@@ -202,6 +198,7 @@ static int pmu_caps__read_dir(struct pfile_pmu_caps *pc, DIR *dir, const char *p
 {
 	char file[PATH_MAX];
 	struct dirent *d;
+	size_t cap = 0;
 	char *value;
 	int ret = 0, n;
 
@@ -213,7 +210,7 @@ static int pmu_caps__read_dir(struct pfile_pmu_caps *pc, DIR *dir, const char *p
 			continue;
 		ret = read_cap_value(file, &value);
 		if (!ret)
-			ret = pmu_caps__add(pc, d->d_name, value);
+			ret = pmu_caps__add(pc, &cap, d->d_name, value);
 		else if (ret == 1)
 			ret = 0;
 	}

@@ -5,7 +5,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,45 +29,6 @@ struct tdata {
 	size_t errlen;
 };
 
-/*
- * Reads a whole tracefs/proc file: their stat size is 0, so read to EOF.
- * Returns a malloc'ed buffer and *@len, NULL with errno set.
- */
-static char *slurp(const char *path, size_t *len)
-{
-	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap), *nb;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t r;
-
-	if (fd < 0 || !buf)
-		goto out_fail;
-	while ((r = read(fd, buf + n, cap - n)) != 0) {
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			goto out_fail;
-		n += r;
-		if (n == cap) {
-			nb = realloc(buf, cap *= 2);
-			if (!nb)
-				goto out_fail;
-			buf = nb;
-		}
-	}
-	close(fd);
-	*len = n;
-	return buf;
-
-out_fail:
-	r = errno;
-	if (fd >= 0)
-		close(fd);
-	free(buf);
-	errno = r ? r : ENOMEM;
-	return NULL;
-}
-
 static int fail(struct tdata *t, int err, const char *what)
 {
 	snprintf(t->err, t->errlen, "tracing data: %s: %s", what, strerror(-err));
@@ -85,9 +45,9 @@ static int tdata__put_file(struct tdata *t, const char *rel, size_t hdr_sz, bool
 	int ret;
 
 	snprintf(path, sizeof(path), "%s/%s", t->root, rel);
-	buf = slurp(path, &len);
-	if (!buf && !optional)
-		return fail(t, -errno, path);
+	ret = filename__read_all(path, 0, &buf, &len);
+	if (ret && !optional)
+		return fail(t, ret, path);
 	size = buf ? len : 0; /* perf writes an empty entry when it cannot read it */
 	ret = recbuf__append(&t->out, &size, hdr_sz);
 	if (!ret && len)
@@ -193,17 +153,10 @@ static int put_trailer(struct tdata *t)
 static bool id_matches(const char *root, const char *sys, const char *name, uint64_t id)
 {
 	char path[1024];
-	unsigned long long v;
-	FILE *f;
-	bool ok;
+	long long v;
 
 	snprintf(path, sizeof(path), "%s/events/%s/%s/id", root, sys, name);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	ok = fscanf(f, "%llu", &v) == 1 && v == id;
-	fclose(f);
-	return ok;
+	return !filename__read_ll(path, &v) && (uint64_t)v == id;
 }
 
 static bool find_in_system(const char *root, const char *sys, uint64_t id, struct tp *tp)

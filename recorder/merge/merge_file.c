@@ -20,7 +20,7 @@ static int list_shards(struct merger *m, char ***names, size_t *nr)
 	DIR *d = fdopendir(dup(m->dirfd));
 	struct dirent *de;
 	char **v = NULL;
-	size_t n = 0;
+	size_t n = 0, cap = 0;
 	int err = 0;
 
 	if (!d)
@@ -37,7 +37,7 @@ static int list_shards(struct merger *m, char ***names, size_t *nr)
 			err = -E2BIG;
 			break;
 		}
-		nv = realloc(v, (n + 1) * sizeof(*v));
+		nv = array__grow(v, &cap, n + 1, sizeof(*v), 64);
 		if (!nv || !(nv[n] = strdup(de->d_name))) {
 			v = nv ? nv : v;
 			err = -ENOMEM;

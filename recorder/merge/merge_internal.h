@@ -10,7 +10,7 @@
 #include "recorder/util/clock.h"
 #include "recorder/perfdata/pfile.h"
 #include "recorder/perfdata/recbuf.h"
-#include "recorder/perfdata/pheap.h"
+#include "recorder/merge/pheap.h"
 #include "recorder/perfdata/shard.h"
 #include "recorder/perfdata/shard_tail.h"
 

@@ -10,6 +10,7 @@
  * NAME_ALIGN) then the string zero-padded to that length.
  */
 #include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/recbuf.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -27,7 +28,6 @@ struct fbuf {
 
 static void fbuf__put(struct fbuf *b, const void *data, size_t n)
 {
-	size_t cap = b->cap ? b->cap : 256;
 	unsigned char *p;
 
 	if (b->err)
@@ -36,17 +36,12 @@ static void fbuf__put(struct fbuf *b, const void *data, size_t n)
 		b->err = -E2BIG;
 		return;
 	}
-	while (cap < b->len + n)
-		cap *= 2;
-	if (cap != b->cap) {
-		p = realloc(b->p, cap);
-		if (!p) {
-			b->err = -ENOMEM;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
+	p = array__grow(b->p, &b->cap, b->len + n, 1, 256);
+	if (!p && b->len + n) {
+		b->err = -ENOMEM;
+		return;
 	}
+	b->p = p;
 	if (n)
 		memcpy(b->p + b->len, data, n);
 	b->len += n;

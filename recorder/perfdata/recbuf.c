@@ -7,20 +7,12 @@
 
 void *recbuf__reserve(struct recbuf *b, size_t len)
 {
+	unsigned char *n = array__grow(b->data, &b->cap, b->len + len, 1, 4096);
 	void *p;
 
-	if (b->len + len > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		unsigned char *n;
-
-		while (cap < b->len + len)
-			cap *= 2;
-		n = realloc(b->data, cap);
-		if (!n)
-			return NULL;
-		b->data = n;
-		b->cap = cap;
-	}
+	if (!n)
+		return NULL;
+	b->data = n;
 	p = b->data + b->len;
 	memset(p, 0, len);
 	b->len += len;

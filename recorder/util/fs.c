@@ -3,6 +3,7 @@
 #include "recorder/util/fs.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int filename__read_ll(const char *path, long long *v)
 {
@@ -65,28 +67,65 @@ char *filename__read_linef(const char *fmt, ...)
 	return filename__read_line(path);
 }
 
+/* Appends what is left of @fd, up to @max bytes when @max > 0, to @m. 0 / -errno. */
+static int fd__read_into(int fd, size_t max, FILE *m)
+{
+	char chunk[4096];
+	size_t len = 0, want;
+	ssize_t n;
+
+	for (;;) {
+		want = max && max - len < sizeof(chunk) ? max - len : sizeof(chunk);
+		if (!want)
+			return 0;
+		n = read(fd, chunk, want);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n ? -errno : 0;
+		if (fwrite(chunk, 1, n, m) != (size_t)n)
+			return -ENOMEM;
+		len += n;
+	}
+}
+
+int filename__read_all(const char *path, size_t max, char **buf, size_t *size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	FILE *m = NULL;
+	int ret;
+
+	*buf = NULL;
+	*size = 0;
+	if (fd < 0)
+		return -errno;
+	/*
+	 * A memory stream grows the buffer and keeps a NUL after the last
+	 * byte: util/ cannot use perfdata's array__grow (sibling layers).
+	 */
+	m = open_memstream(buf, size);
+	if (!m) {
+		ret = -errno;
+		goto out_close;
+	}
+	ret = fd__read_into(fd, max, m);
+	if (fclose(m) && !ret)
+		ret = -ENOMEM;
+	if (ret) {
+		free(*buf);
+		*buf = NULL;
+		*size = 0;
+	}
+out_close:
+	close(fd);
+	return ret;
+}
+
 int filename__read_str(const char *path, char **out)
 {
-	FILE *f = fopen(path, "re");
-	size_t cap = 0;
-	int ret = 0;
+	size_t size;
 
-	*out = NULL;
-	if (!f)
-		return -errno;
-	if (getdelim(out, &cap, '\0', f) < 0) {
-		ret = ferror(f) ? -EIO : 0;
-		if (!ret && !*out)
-			*out = strdup("");
-		if (!ret && !*out)
-			ret = -ENOMEM;
-	}
-	fclose(f);
-	if (ret) {
-		free(*out);
-		*out = NULL;
-	}
-	return ret;
+	return filename__read_all(path, 0, out, &size);
 }
 
 static const char *tracefs__find(void)
@@ -116,4 +155,29 @@ const char *tracefs__mountpoint(void)
 	if (!root && !mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL))
 		root = tracefs__find();
 	return root;
+}
+
+/* The first @fstype mount of /proc/self/mounts into @buf. 0 / -ENOENT. */
+static int mounts__find(const char *fstype, char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/self/mounts", "re");
+	char dev[256], dir[4096], type[64];
+	int ret = -ENOENT;
+
+	while (f && ret && fscanf(f, "%255s %4095s %63s %*[^\n]", dev, dir, type) == 3) {
+		if (!strcmp(type, fstype)) {
+			snprintf(buf, len, "%s", dir);
+			ret = 0;
+		}
+	}
+	if (f)
+		fclose(f);
+	return ret;
+}
+
+const char *cgroup2__mountpoint(char *buf, size_t len)
+{
+	if (mounts__find("cgroup2", buf, len))
+		snprintf(buf, len, "/sys/fs/cgroup");
+	return buf;
 }

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "recorder/util/privs.h"
 #include "recorder/util/log.h"
+#include "recorder/util/fs.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,36 +228,6 @@ int privs__workload_drop(void)
 	return ret;
 }
 
-/* The whole of /proc/self/environ, NUL-terminated strings; NULL on failure. */
-static char *read_environ(size_t *len)
-{
-	size_t cap = 4096;
-	char *buf = NULL, *n;
-	int fd = open("/proc/self/environ", O_RDONLY | O_CLOEXEC);
-	ssize_t r = 1;
-
-	*len = 0;
-	while (fd >= 0 && r > 0) {
-		if (*len + 1 >= cap || !buf) {
-			n = realloc(buf, cap *= 2);
-			if (!n)
-				break;
-			buf = n;
-		}
-		r = read(fd, buf + *len, cap - *len - 1);
-		if (r > 0)
-			*len += r;
-	}
-	if (fd >= 0)
-		close(fd);
-	if (r) {
-		free(buf);
-		return NULL;
-	}
-	buf[*len] = 0;
-	return buf;
-}
-
 char **privs__workload_env(void)
 {
 	size_t len, nr = 0, i = 0;
@@ -266,10 +236,12 @@ char **privs__workload_env(void)
 	/* Not a secure-execution start: glibc kept the environment as it was. */
 	if (st.mode != PRIVS_CAPS || !getauxval(AT_SECURE))
 		return environ;
-	buf = read_environ(&len);
-	for (size_t o = 0; buf && o < len; o += strlen(buf + o) + 1)
+	/* NUL-separated strings; the reader's NUL after the last ends an unended one. */
+	if (filename__read_all("/proc/self/environ", 0, &buf, &len))
+		return environ;
+	for (size_t o = 0; o < len; o += strlen(buf + o) + 1)
 		nr++;
-	env = buf ? calloc(nr + 1, sizeof(*env)) : NULL;
+	env = calloc(nr + 1, sizeof(*env));
 	if (!env) {
 		free(buf);
 		return environ;

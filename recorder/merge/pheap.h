@@ -7,6 +7,8 @@
 #ifndef SHARDREC_PHEAP_H
 #define SHARDREC_PHEAP_H
 
+#include "recorder/perfdata/recbuf.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -46,17 +48,12 @@ static inline void pheap__sift_down(struct pheap *h, size_t i)
 /* 0 / -ENOMEM */
 static inline int pheap__push(struct pheap *h, void *e)
 {
+	void **v = array__grow(h->v, &h->cap, h->n + 1, sizeof(*v), 16);
 	size_t i;
 
-	if (h->n == h->cap) {
-		size_t cap = h->cap ? 2 * h->cap : 16;
-		void **v = realloc(h->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		h->v = v;
-		h->cap = cap;
-	}
+	if (!v)
+		return -ENOMEM;
+	h->v = v;
 	i = h->n++;
 	h->v[i] = e;
 	while (i && h->less(h->v[i], h->v[(i - 1) / 2])) {
