@@ -9,6 +9,14 @@
 #include <string.h>
 #include <zstd.h>
 
+/*
+ * A segment's COMPRESSED record, header included, fits header.size's u16
+ * (put_segment still checks: a flush adds frame and block headers).
+ */
+_Static_assert(ZSTD_COMPRESSBOUND(ZPASS_SEGMENT) + sizeof(struct perf_event_header) <=
+		   ZPASS_REC_MAX,
+	       "ZPASS segment too large for one COMPRESSED record");
+
 int zpass__init(struct zpass *z, int level, int node)
 {
 	memset(z, 0, sizeof(*z));

@@ -530,6 +530,7 @@ struct lost_samples_rec {
 	struct perf_event_header h;
 	uint64_t lost;
 };
+_Static_assert(sizeof(struct lost_samples_rec) == 16, "perf_record_lost_samples layout");
 
 static int add_lost(struct evlist *l, struct recbuf *out, uint64_t lost, uint64_t id, size_t c,
 		    size_t t)

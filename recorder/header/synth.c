@@ -42,17 +42,20 @@ struct mmap2_head {
 	uint64_t ino, ino_generation;
 	uint32_t prot, flags;
 };
+_Static_assert(sizeof(struct mmap2_head) == 72, "perf_record_mmap2 head layout");
 
 struct fork_rec {
 	struct perf_event_header header;
 	uint32_t pid, ppid, tid, ptid;
 	uint64_t time;
 };
+_Static_assert(sizeof(struct fork_rec) == 32, "perf_record_fork layout");
 
 struct comm_head {
 	struct perf_event_header header;
 	uint32_t pid, tid;
 };
+_Static_assert(sizeof(struct comm_head) == 16, "perf_record_comm head layout");
 
 const char *synth__proc(const struct synth *s)
 {
@@ -552,6 +555,7 @@ int synth__thread_map(struct synth *s, const pid_t *tids, size_t nr)
 		uint64_t pid;
 		char comm[COMM_LEN];
 	} e;
+	_Static_assert(sizeof(e) == 24, "perf_record_thread_map_entry layout");
 	size_t size = sizeof(struct perf_event_header) + 8 + nr * sizeof(e);
 	struct perf_event_header *h;
 	unsigned char *p;

@@ -26,6 +26,7 @@ struct mmap_head {
 	uint32_t pid, tid;
 	uint64_t start, len, pgoff;
 };
+_Static_assert(sizeof(struct mmap_head) == 40, "perf_record_mmap head layout");
 
 const char *synth__proc(const struct synth *s);
 const char *synth__root(const struct synth *s);

@@ -19,6 +19,8 @@ struct namespaces_head {
 		uint64_t dev, ino;
 	} link_info[NR_NAMESPACES];
 };
+_Static_assert(sizeof(struct namespaces_head) == 24 + 16 * NR_NAMESPACES,
+	       "perf_record_namespaces layout");
 
 int synth__namespaces(struct synth *s, pid_t pid, pid_t tid)
 {
@@ -47,6 +49,7 @@ struct cgroup_head {
 	struct perf_event_header header;
 	uint64_t id;
 };
+_Static_assert(sizeof(struct cgroup_head) == 16, "perf_record_cgroup head layout");
 
 /* The cgroup's id: the kernel's file handle of its directory (perf's get_cgroup_id). */
 static int cgroup_id(const char *path, uint64_t *id)

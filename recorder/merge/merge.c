@@ -306,6 +306,7 @@ struct lost_rec {
 	struct perf_event_header h;
 	uint64_t id, lost;
 };
+_Static_assert(sizeof(struct lost_rec) == 24, "perf_record_lost layout");
 
 /*
  * Accounts for one record. Returns false for a kernel record whose id

@@ -82,8 +82,14 @@ static int open_shards(struct merger *m)
 		struct mshard *s = &m->shards[i];
 
 		err = shard_reader__open(&s->r, m->dirfd, names[i], m->err, m->errlen);
-		if (err)
+		if (err) {
+			char msg[512];
+
+			/* Named in its directory, as the tail files are (merge_run.c). */
+			snprintf(msg, sizeof(msg), "%s", m->err);
+			snprintf(m->err, m->errlen, "%s/%s", m->o->dir, msg);
 			goto out;
+		}
 		/* Being written: only what its writer committed counts (merge_live__poll). */
 		if (m->o->live)
 			s->r.size = SHARD_HEADER_SIZE;

@@ -102,6 +102,11 @@ struct pfile_section {
 	uint64_t offset;
 	uint64_t size;
 };
+/* The on-disk layouts perf 6.1 reads: a change fails the build, not perf. */
+_Static_assert(sizeof(struct pfile_section) == 16, "perf_file_section layout");
+_Static_assert(sizeof(struct perf_event_header) == 8, "perf_event_header layout");
+_Static_assert(PFILE_BUILD_ID_REC_SIZE == sizeof(struct perf_event_header) + sizeof(int32_t) + 24,
+	       "perf_record_header_build_id layout");
 
 /* On-disk struct perf_file_header */
 struct pfile_header {
@@ -113,11 +118,16 @@ struct pfile_header {
 	struct pfile_section event_types;
 	uint64_t features[PFILE_FEAT_BITS / 64];
 };
+_Static_assert(sizeof(struct pfile_header) == PFILE_HEADER_SIZE, "perf_file_header layout");
+_Static_assert(offsetof(struct pfile_header, attrs) == 24, "perf_file_header: attrs");
+_Static_assert(offsetof(struct pfile_header, data) == 40, "perf_file_header: data");
+_Static_assert(offsetof(struct pfile_header, features) == 72, "perf_file_header: features");
 
 /* perf's struct id_index_entry: a sample id, its ring's index, CPU and thread. */
 struct pfile_id_index_entry {
 	uint64_t id, idx, cpu, tid;
 };
+_Static_assert(sizeof(struct pfile_id_index_entry) == 32, "id_index_entry layout");
 
 /*
  * An ID_INDEX record @rec of @size bytes (header included): u64 nr, nr

@@ -73,14 +73,24 @@ static bool range_ok(uint64_t off, uint64_t size, uint64_t limit)
 
 /* ---- header ---- */
 
+/*
+ * 0, or -EINVAL with one line. A file of the other byte order is
+ * -ENOEXEC: not damaged, and nothing else to say (the merge's header.data
+ * gets no "killed recorder" guess).
+ */
 static int header__check_magic(const struct pfile_header *h, char *err, size_t errlen,
 			       const char *path)
 {
 	if (h->magic == PFILE_MAGIC)
 		return 0;
-	if (h->magic == PFILE_MAGIC_SWAPPED)
-		set_err(err, errlen, path, "opposite-endian perf.data is not supported");
-	else if (!memcmp(&h->magic, "PERFFILE", 8))
+	if (h->magic == PFILE_MAGIC_SWAPPED) {
+		set_err(err, errlen, path,
+			"perf.data written on a machine of the other byte order (%s); shardrec "
+			"reads it only there",
+			__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? "little-endian" : "big-endian");
+		return -ENOEXEC;
+	}
+	if (!memcmp(&h->magic, "PERFFILE", 8))
 		set_err(err, errlen, path, "legacy PERFFILE format is not supported");
 	else
 		set_err(err, errlen, path, "bad magic");

@@ -12,9 +12,6 @@
 #include <string.h>
 #include <unistd.h>
 
-_Static_assert(sizeof(struct pfile_header) == PFILE_HEADER_SIZE, "perf_file_header layout");
-_Static_assert(sizeof(struct pfile_section) == 16, "perf_file_section layout");
-
 #define PFILE_FILE_ATTR_SIZE (PFILE_ATTR_SIZE + sizeof(struct pfile_section))
 
 int pfile__pwrite_full(int fd, const void *buf, size_t len, uint64_t off)

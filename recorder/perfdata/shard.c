@@ -13,13 +13,12 @@
 /* A pass is at most the sum of a writer's rings; reject absurd sizes from corrupt files. */
 #define SHARD_PASS_MAX (1ULL << 32)
 
-_Static_assert(sizeof(struct shard_file_header) == SHARD_HEADER_SIZE, "shard header layout");
-
 int shard__create(struct shard *s, int dirfd, unsigned idx, int node, uint32_t flags,
 		  const uint8_t *run_id)
 {
 	struct shard_file_header h = {
-		.version = SHARD_VERSION, .writer = idx, .node = node, .flags = flags,
+		.magic = SHARD_MAGIC, .version = SHARD_VERSION, .writer = idx, .node = node,
+		.flags = flags,
 	};
 	char name[32];
 	ssize_t n;
@@ -29,7 +28,6 @@ int shard__create(struct shard *s, int dirfd, unsigned idx, int node, uint32_t f
 	s->fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (s->fd < 0)
 		return -errno;
-	memcpy(h.magic, SHARD_MAGIC, 8);
 	if (run_id)
 		memcpy(h.run_id, run_id, SHARD_RUN_ID_SIZE);
 	s->hdr = h;
@@ -190,6 +188,22 @@ char *shard__run_id_str(const uint8_t *id, char *buf)
 	return buf;
 }
 
+/*
+ * Whether @h was written on a machine of the other byte order: its magic
+ * reads swapped. Before the magic was a mark it was the bytes "SHRDSHD1",
+ * which a big-endian machine reads swapped too: there, with the version
+ * read natively, the shard is its own. A shard of that time and the other
+ * byte order shows it by its version alone.
+ */
+static bool shard_header__foreign(const struct shard_file_header *h)
+{
+	const bool big = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
+
+	if (h->magic == __builtin_bswap64(SHARD_MAGIC))
+		return !(big && h->version == SHARD_VERSION);
+	return h->magic == SHARD_MAGIC && h->version == __builtin_bswap32(SHARD_VERSION);
+}
+
 int shard_reader__open(struct shard_reader *r, int dirfd, const char *name, char *err,
 		       size_t errlen)
 {
@@ -209,10 +223,19 @@ int shard_reader__open(struct shard_reader *r, int dirfd, const char *name, char
 	size = lseek(r->fd, 0, SEEK_END);
 	if (size < SHARD_HEADER_SIZE ||
 	    pread(r->fd, &r->hdr, sizeof(r->hdr), 0) != (ssize_t)sizeof(r->hdr) ||
-	    memcmp(r->hdr.magic, SHARD_MAGIC, 8)) {
+	    (r->hdr.magic != SHARD_MAGIC && r->hdr.magic != __builtin_bswap64(SHARD_MAGIC))) {
 		snprintf(err, errlen, "%s: not a shardrec shard (bad header)", name);
 		shard_reader__close(r);
 		return -EBADMSG;
+	}
+	/* Its records are in the writer's byte order too: not one could be read here. */
+	if (shard_header__foreign(&r->hdr)) {
+		snprintf(err, errlen,
+			 "%s: shard written on a machine of the other byte order (%s); merge it there",
+			 name,
+			 __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? "little-endian" : "big-endian");
+		shard_reader__close(r);
+		return -ENOEXEC;
 	}
 	if (r->hdr.version != SHARD_VERSION) {
 		snprintf(err, errlen, "%s: shard format %u, this shardrec reads format %u only",

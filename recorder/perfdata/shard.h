@@ -3,7 +3,7 @@
  * Shard files: one per writer thread, written only by it with pwritev at
  * offsets it alone owns. POSIX + C11 only (merge and fuzzers link it alone).
  *
- *   [shard_file_header, 64 bytes]
+ *   [shard_file_header, 64 bytes]  the magic, a byte-order mark, first
  *   PASS  {hdr, seq, wtime, bytes, raw}  one per pass over the writer's rings
  *   CHUNK {hdr, cpu, flags, len} + len bytes copied verbatim from a ring
  *   CHUNK ...
@@ -34,7 +34,16 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-#define SHARD_MAGIC "SHRDSHD1"
+/*
+ * The magic is also the byte-order mark, as perf's PERFILE2: written as a
+ * native u64, so a little-endian writer's shard starts with the bytes
+ * "SHRDSHD1" and a big-endian one's with "1DHSDRHS". Shards hold the
+ * kernel's records in its byte order and are read only on a machine of
+ * the writer's: one of the other order is refused by name (job tells users
+ * to merge later, maybe elsewhere). Shards from before the mark carry the
+ * bytes "SHRDSHD1" whatever their order; their version tells it.
+ */
+#define SHARD_MAGIC 0x3144485344524853ULL /* "SHRDSHD1" little endian */
 #define SHARD_VERSION 2 /* 2: the run id */
 #define SHARD_HEADER_SIZE 64
 
@@ -70,9 +79,17 @@ enum shard_rec_type {
 #define ZPASS_SEGMENT 64000U    /* raw bytes per COMPRESSED record, at most */
 #define ZPASS_MMAP_LEN 65536U   /* what HEADER_COMPRESSED announces */
 #define ZPASS_REC_MAX 65535U    /* header.size is a u16 */
+/* perf decompresses each record into an mmap_len buffer: a segment must fit. */
+_Static_assert(ZPASS_SEGMENT <= ZPASS_MMAP_LEN, "ZPASS segment larger than mmap_len");
 
+/*
+ * The on-disk structs are written and read whole, so every size and the
+ * offsets other readers use (tests, fuzz corpora, the e2e scripts' python)
+ * are asserted: a field added or a padding change fails the build, not a
+ * merge elsewhere.
+ */
 struct shard_file_header {
-	char magic[8];
+	uint64_t magic; /* SHARD_MAGIC in the writer's byte order */
 	uint32_t version;
 	uint32_t writer;
 	int32_t node;
@@ -81,6 +98,11 @@ struct shard_file_header {
 	uint64_t end; /* with SHARD_F_SEALED: the file's size; else 0 */
 	uint64_t reserved[2];
 };
+_Static_assert(sizeof(struct shard_file_header) == SHARD_HEADER_SIZE, "shard header layout");
+_Static_assert(offsetof(struct shard_file_header, version) == 8, "shard header: version");
+_Static_assert(offsetof(struct shard_file_header, flags) == 20, "shard header: flags");
+_Static_assert(offsetof(struct shard_file_header, run_id) == 24, "shard header: run id");
+_Static_assert(offsetof(struct shard_file_header, end) == 40, "shard header: end");
 
 struct shard_pass_rec {
 	struct perf_event_header header;
@@ -89,6 +111,9 @@ struct shard_pass_rec {
 	uint64_t bytes;
 	uint64_t raw; /* ZPASS: decompressed size; PASS: 0 */
 };
+_Static_assert(sizeof(struct shard_pass_rec) == 40, "PASS record layout");
+_Static_assert(offsetof(struct shard_pass_rec, bytes) == 24, "PASS record: bytes");
+_Static_assert(offsetof(struct shard_pass_rec, raw) == 32, "PASS record: raw");
 
 struct shard_chunk_rec {
 	struct perf_event_header header;
@@ -96,6 +121,8 @@ struct shard_chunk_rec {
 	uint32_t flags;
 	uint64_t len;
 };
+_Static_assert(sizeof(struct shard_chunk_rec) == 24, "CHUNK record layout");
+_Static_assert(offsetof(struct shard_chunk_rec, len) == 16, "CHUNK record: len");
 
 /* ---- writing (one owner thread) ---- */
 
@@ -192,7 +219,11 @@ struct shard_pass {
 	uint64_t raw;    /* ZPASS: decompressed size */
 };
 
-/* Opens @name in @dirfd and checks its header. 0 / -errno with one line in @err. */
+/*
+ * Opens @name in @dirfd and checks its header. 0 / -errno with one line in
+ * @err: -ENOEXEC for a shard written on a machine of the other byte order,
+ * -EBADMSG for one that is damaged or of another format.
+ */
 int shard_reader__open(struct shard_reader *r, int dirfd, const char *name, char *err,
 		       size_t errlen);
 /*

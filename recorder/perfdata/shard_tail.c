@@ -8,8 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 
-_Static_assert(sizeof(struct shard_tail_header) == SHARD_TAIL_HEADER_SIZE, "tail header layout");
-
 int shard_tail__create(struct shard_tail *t, int dirfd, const char *name, const uint8_t *run_id,
 		       uint64_t cap)
 {

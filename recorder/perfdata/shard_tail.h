@@ -37,6 +37,11 @@ struct shard_tail_header {
 	uint64_t cap;  /* bytes reserved after the header */
 	uint64_t reserved[2];
 };
+/* Written and read whole, as the shard header (shard.h). */
+_Static_assert(sizeof(struct shard_tail_header) == SHARD_TAIL_HEADER_SIZE, "tail header layout");
+_Static_assert(offsetof(struct shard_tail_header, run_id) == 16, "tail header: run id");
+_Static_assert(offsetof(struct shard_tail_header, used) == 32, "tail header: used");
+_Static_assert(offsetof(struct shard_tail_header, cap) == 40, "tail header: cap");
 
 struct shard_tail {
 	int fd;

@@ -88,4 +88,42 @@ rc=0
 cat loss.err
 [ "$rc" != 0 ] || fail "loss counted a file holding a type-100 record as fine"
 grep -q "damaged record at offset" loss.err || fail "loss did not name the damaged record"
+
+# A shard or header.data of the other byte order (issue 32, item 5): the
+# numbers of its header swapped, as that machine writes them. merge and
+# merge --recover: exit 1, one line naming the file and the byte order.
+swap_header() {
+	python3 - "$1" "$2" <<'PY'
+import struct, sys
+f, what = sys.argv[1], sys.argv[2]
+b = bytearray(open(f, 'rb').read())
+here, there = ('<', '>') if sys.byteorder == 'little' else ('>', '<')
+# shard: magic, version, writer, node, flags, then end at 40; perf.data: the magic
+fields = [(0, 'QIIiI'), (40, 'Q')] if what == 'shard' else [(0, 'Q')]
+for off, fmt in fields:
+    struct.pack_into(there + fmt, b, off, *struct.unpack_from(here + fmt, b, off))
+open(f, 'wb').write(b)
+PY
+}
+other=big-endian
+[ "$(python3 -c 'import sys; print(sys.byteorder)')" = little ] || other=little-endian
+byte_order_refused() {
+	local what=$1 file=$2 opt rc
+	for opt in "" --recover; do
+		rc=0
+		"$SHARDREC" merge $opt bo.shards -o bo.data 2>bo.err || rc=$?
+		cat bo.err
+		[ "$rc" = 1 ] || fail "merge${opt:+ $opt} of $what exited $rc, not 1"
+		[ "$(wc -l <bo.err)" = 1 ] || fail "merge${opt:+ $opt} of $what: the error is not one line"
+		grep -q "$file: .* written on a machine of the other byte order ($other); " bo.err ||
+			fail "merge${opt:+ $opt} of $what does not name $file and its byte order"
+		[ ! -e bo.data ] || fail "merge${opt:+ $opt} of $what wrote an output"
+	done
+}
+rm -rf bo.shards && cp -r k.data.shards bo.shards
+swap_header bo.shards/shard.0 shard
+byte_order_refused "a shard of the other byte order" bo.shards/shard.0
+rm -rf bo.shards && cp -r k.data.shards bo.shards
+swap_header bo.shards/header.data perf
+byte_order_refused "a header.data of the other byte order" bo.shards/header.data
 echo "ok"
