@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,10 +14,10 @@
 #define FAULT_MAX 8
 #define FAULT_ANY_WRITER (~0U)
 
-enum fault_kind { FAULT_ENOSPC, FAULT_EIO, FAULT_SLOW, FAULT_HOLD };
+enum fault_kind { FAULT_ENOSPC, FAULT_EIO, FAULT_SLOW, FAULT_HOLD, FAULT_KILL };
 
 struct fault {
-	unsigned writer; /* FAULT_HOLD: the CPU */
+	unsigned writer; /* FAULT_HOLD: the CPU; FAULT_KILL: the generation */
 	enum fault_kind kind;
 	uint64_t arg;
 	uint64_t hold_start; /* FAULT_HOLD: set by the ring's one writer, read by it alone */
@@ -31,6 +32,8 @@ static int parse_kind(const char *what, const char *s, enum fault_kind *k)
 {
 	if (!strcmp(what, "ring"))
 		return strcmp(s, "hold") ? -EINVAL : (*k = FAULT_HOLD, 0);
+	if (!strcmp(what, "switch"))
+		return strcmp(s, "kill") ? -EINVAL : (*k = FAULT_KILL, 0);
 	if (strcmp(what, "writer"))
 		return -EINVAL;
 	if (!strcmp(s, "enospc_after"))
@@ -44,7 +47,7 @@ static int parse_kind(const char *what, const char *s, enum fault_kind *k)
 	return 0;
 }
 
-/* One "writer:IDX:KIND:ARG" or "ring:CPU:hold:MS". */
+/* One "writer:IDX:KIND:ARG", "ring:CPU:hold:MS" or "switch:GEN:kill:MS". */
 static int parse_one(char *s, struct fault *f)
 {
 	char *save = NULL, *tok[4];
@@ -119,7 +122,8 @@ int fault__shard_write(unsigned idx, uint64_t off, uint64_t len)
 	for (unsigned i = 0; i < nr_faults; i++) {
 		const struct fault *f = &faults[i];
 
-		if (f->kind == FAULT_HOLD || (f->writer != FAULT_ANY_WRITER && f->writer != idx))
+		if (f->kind == FAULT_HOLD || f->kind == FAULT_KILL ||
+		    (f->writer != FAULT_ANY_WRITER && f->writer != idx))
 			continue;
 		if (f->kind == FAULT_SLOW)
 			sleep_ms(f->arg);
@@ -143,4 +147,14 @@ bool fault__ring_held(unsigned cpu, uint64_t now_ns)
 			return true;
 	}
 	return false;
+}
+
+void fault__switch_taken(unsigned gen)
+{
+	pthread_once(&fault_once, fault__init);
+	for (unsigned i = 0; i < nr_faults; i++)
+		if (faults[i].kind == FAULT_KILL && faults[i].writer == gen) {
+			sleep_ms(faults[i].arg);
+			raise(SIGKILL);
+		}
 }

@@ -5,7 +5,8 @@
  * out (all shards share one directory). Inert unless the environment
  * variable SHARDREC_FAULT is set when the first writer writes:
  *
- *   SHARDREC_FAULT=SPEC[,SPEC...]   SPEC = writer:IDX:KIND:ARG | ring:CPU:hold:MS
+ *   SHARDREC_FAULT=SPEC[,SPEC...]
+ *     SPEC = writer:IDX:KIND:ARG | ring:CPU:hold:MS | switch:GEN:kill:MS
  *     IDX   a writer index, or * for every writer
  *     KIND  enospc_after  the write that would take the shard past ARG
  *                         bytes fails with ENOSPC (nothing of it written)
@@ -15,6 +16,11 @@
  *                         the first pass that finds data in it: its records reach the
  *                         shard after passes stamped later than them, as
  *                         those of a descheduled vCPU or a stalled CPU do
+ *     switch:GEN:kill:MS  the recorder dies (SIGKILL) in the switch to
+ *                         generation GEN of a rotated run: MS milliseconds
+ *                         after the previous one was handed to the merge,
+ *                         while the writers record into GEN, before its
+ *                         header describes the tasks
  *
  * e.g. SHARDREC_FAULT=writer:1:enospc_after:200000. A set variable is
  * announced with a warning so it is never active unnoticed. It is a testing
@@ -40,6 +46,9 @@ int fault__shard_write(unsigned idx, uint64_t off, uint64_t len);
  * Called by the ring's one writer only.
  */
 bool fault__ring_held(unsigned cpu, uint64_t now_ns);
+
+/* The switch to @gen, before its header is replaced: dies there if switch:GEN:kill says so. */
+void fault__switch_taken(unsigned gen);
 
 /* Parses @spec (the SHARDREC_FAULT syntax) for tests. 0 / -EINVAL. */
 int fault__set(const char *spec);

@@ -25,6 +25,7 @@ struct rotate_job {
 	char dir[PATH_MAX];   /* FILE.shards/N, for messages and merge_opts */
 	char output[PATH_MAX];
 	int dirfd;
+	uint64_t lost_samples;
 };
 
 struct rotate_files {
@@ -40,6 +41,8 @@ struct rotate_files {
 	char **kept;          /* --switch-max-files: the newest files, a ring */
 	unsigned next_kept;
 	unsigned written, failed;
+	uint64_t failed_lost; /* the kernel's lost samples in the generations not merged */
+	char *last;           /* the newest file written */
 	struct merge_stats total;
 };
 
@@ -120,6 +123,7 @@ static void rotate_files__merge(struct rotate_files *f, struct rotate_job *j, bo
 		pr_err("merge failed: %s; shards kept in %s (retry: shardrec merge %s -o %s)", err,
 		       j->dir, j->dir, j->output);
 		f->failed++;
+		f->failed_lost += j->lost_samples;
 	} else {
 		if (progress)
 			progress__finish(&prog, ms.bytes_in, ms.bytes_in);
@@ -129,6 +133,8 @@ static void rotate_files__merge(struct rotate_files *f, struct rotate_job *j, bo
 			pr_info("[ shardrec record: Dump %s ]", j->output);
 		stats_add(&f->total, &ms);
 		f->written++;
+		free(f->last);
+		f->last = strdup(j->output);
 		rotate_files__keep(f, j->output);
 		if (!f->o.keep_shards) {
 			shard_dir__unlink(j->dirfd, f->o.nr_shards);
@@ -166,17 +172,17 @@ static void *rotate_files__thread(void *arg)
 	return NULL;
 }
 
-static struct rotate_job *rotate_job__new(const char *name, const char *dir, int dirfd,
-					  const char *output)
+static struct rotate_job *rotate_job__new(const struct rotate_gen_done *g)
 {
 	struct rotate_job *j = calloc(1, sizeof(*j));
 
 	if (!j)
 		return NULL;
-	snprintf(j->name, sizeof(j->name), "%s", name);
-	snprintf(j->dir, sizeof(j->dir), "%s", dir);
-	snprintf(j->output, sizeof(j->output), "%s", output);
-	j->dirfd = dirfd;
+	snprintf(j->name, sizeof(j->name), "%s", g->name);
+	snprintf(j->dir, sizeof(j->dir), "%s", g->dir);
+	snprintf(j->output, sizeof(j->output), "%s", g->output);
+	j->dirfd = g->dirfd;
+	j->lost_samples = g->lost_samples;
 	return j;
 }
 
@@ -192,18 +198,18 @@ static int rotate_files__start(struct rotate_files *f)
 	return err;
 }
 
-int rotate_files__add(struct rotate_files *f, const char *name, const char *dir, int dirfd,
-		      const char *output)
+int rotate_files__add(struct rotate_files *f, const struct rotate_gen_done *g)
 {
-	struct rotate_job *j = rotate_job__new(name, dir, dirfd, output);
+	struct rotate_job *j = rotate_job__new(g);
 	int err = j ? 0 : -ENOMEM;
 
 	if (!err && !f->started)
 		err = rotate_files__start(f);
 	if (err) {
 		free(j);
-		close(dirfd);
+		close(g->dirfd);
 		f->not_queued++;
+		f->failed_lost += g->lost_samples;
 		return err;
 	}
 	pthread_mutex_lock(&f->lock);
@@ -226,18 +232,19 @@ static void rotate_files__join(struct rotate_files *f)
 	f->started = false;
 }
 
-unsigned rotate_files__finish(struct rotate_files *f, const char *name, const char *dir,
-			      int dirfd, const char *output, struct merge_stats *total)
+unsigned rotate_files__finish(struct rotate_files *f, const struct rotate_gen_done *g,
+			      struct merge_stats *total)
 {
-	struct rotate_job *j = rotate_job__new(name, dir, dirfd, output);
+	struct rotate_job *j = rotate_job__new(g);
 
 	rotate_files__join(f);
 	if (j) {
 		rotate_files__merge(f, j, !f->o.quiet);
 	} else {
-		pr_err("merge of %s: %s; shards kept", dir, strerror(ENOMEM));
-		close(dirfd);
+		pr_err("merge of %s: %s; shards kept", g->dir, strerror(ENOMEM));
+		close(g->dirfd);
 		f->failed++;
+		f->failed_lost += g->lost_samples;
 	}
 	*total = f->total;
 	return f->failed + f->not_queued;
@@ -248,6 +255,17 @@ unsigned rotate_files__written(const struct rotate_files *f)
 	return f->written;
 }
 
+const char *rotate_files__last(const struct rotate_files *f)
+{
+	return f->last;
+}
+
+unsigned rotate_files__unmerged(const struct rotate_files *f, uint64_t *lost_samples)
+{
+	*lost_samples = f->failed_lost;
+	return f->failed + f->not_queued;
+}
+
 void rotate_files__delete(struct rotate_files *f)
 {
 	if (!f)
@@ -256,6 +274,7 @@ void rotate_files__delete(struct rotate_files *f)
 	for (unsigned i = 0; i < f->o.max_files; i++)
 		free(f->kept[i]);
 	free(f->kept);
+	free(f->last);
 	pthread_cond_destroy(&f->cond);
 	pthread_mutex_destroy(&f->lock);
 	free(f);

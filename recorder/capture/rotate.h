@@ -28,24 +28,35 @@ struct rotate_files_opts {
 
 struct rotate_files;
 
+/* A finished generation to merge. */
+struct rotate_gen_done {
+	const char *name;      /* its directory in the top one */
+	const char *dir;       /* the same path, for messages */
+	int dirfd;             /* owned by rotate_files from the call on */
+	const char *output;    /* FILE.<timestamp> */
+	uint64_t lost_samples; /* the kernel's count in its tail.raw, for a summary without its file */
+};
+
 /* NULL on ENOMEM. The thread starts with the first file, to run without the capabilities. */
 struct rotate_files *rotate_files__new(const struct rotate_files_opts *o);
 /*
- * Queues generation @name of the top directory (shard directory @dir,
- * @dirfd owned from now on) to be merged into @output. 0 / -errno (the
- * thread could not start: the caller keeps nothing, @dirfd is closed).
+ * Queues @g to be merged in the background. 0 / -errno (the thread could
+ * not start: the generation counts as not merged, its dirfd is closed).
  */
-int rotate_files__add(struct rotate_files *f, const char *name, const char *dir, int dirfd,
-		      const char *output);
+int rotate_files__add(struct rotate_files *f, const struct rotate_gen_done *g);
 /*
  * Waits for the queued merges, then merges the last generation the same
  * way here. @total: the sum of every file's figures (its arrays NULL).
  * Returns how many merges failed (each said why, and kept its shards).
  */
-unsigned rotate_files__finish(struct rotate_files *f, const char *name, const char *dir,
-			      int dirfd, const char *output, struct merge_stats *total);
+unsigned rotate_files__finish(struct rotate_files *f, const struct rotate_gen_done *g,
+			      struct merge_stats *total);
 /* Files written so far (after finish: all). */
 unsigned rotate_files__written(const struct rotate_files *f);
+/* After finish: the newest file written, NULL if none. */
+const char *rotate_files__last(const struct rotate_files *f);
+/* After finish: generations left unmerged, and *@lost_samples the kernel counted in them. */
+unsigned rotate_files__unmerged(const struct rotate_files *f, uint64_t *lost_samples);
 /* Waits for the thread if it still runs, frees. Accepts NULL. */
 void rotate_files__delete(struct rotate_files *f);
 

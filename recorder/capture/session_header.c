@@ -235,7 +235,7 @@ static void session__synth_opts(const struct session *s, struct synth *sy)
  * hierarchy's CGROUPs (--all-cgroups), the tasks, the command's NAMESPACES
  * (--namespaces), FINISHED_INIT.
  */
-static int session__synth_targets(struct session *s, struct synth *sy)
+static int session__synth_targets(struct session *s, struct synth *sy, bool tasks)
 {
 	char root[4096];
 	int ret = synth__thread_map(sy, s->evl.threads, s->evl.nr_threads);
@@ -245,7 +245,7 @@ static int session__synth_targets(struct session *s, struct synth *sy)
 	if (!ret && s->o->all_cgroups && (s->o->synth & RECORD_SYNTH_CGROUP))
 		ret = synth__cgroups(sy, cgroup2__mountpoint(root, sizeof(root)));
 	/* --tail-synthesize: the tasks as they are at the end (session__write_tail_synth) */
-	if (!ret && !s->o->tail_synthesize && (s->o->synth & RECORD_SYNTH_TASK))
+	if (!ret && tasks && !s->o->tail_synthesize && (s->o->synth & RECORD_SYNTH_TASK))
 		ret = session__synth_tasks(s, sy);
 	if (!ret && s->o->namespaces && s->have_workload)
 		ret = synth__namespaces(sy, s->wl.pid, s->wl.pid);
@@ -280,7 +280,7 @@ static int session__synth_kernel(struct session *s, struct synth *sy)
 		      : 0;
 }
 
-static int session__synth(struct session *s, struct recbuf *b)
+static int session__synth(struct session *s, struct recbuf *b, bool tasks)
 {
 	struct synth sy = {.layout = &s->evl.layout, .out = b, .mmap_data = session__mmap_data(s)};
 	int ret;
@@ -292,11 +292,11 @@ static int session__synth(struct session *s, struct recbuf *b)
 		ret = session__synth_auxtrace_info(s, b);
 	if (!ret)
 		ret = session__synth_kernel(s, &sy);
-	return ret ? ret : session__synth_targets(s, &sy);
+	return ret ? ret : session__synth_targets(s, &sy, tasks);
 }
 
 static int session__features(struct session *s, struct pfile_featset *fs,
-			     const struct pfile_event *ev)
+			     const struct pfile_event *ev, const uint8_t *run_id)
 {
 	struct timespec res;
 	int ret;
@@ -328,12 +328,25 @@ static int session__features(struct session *s, struct pfile_featset *fs,
 		ret = pfile_feat__compressed(fs, s->o->zlevel, 0, ZPASS_MMAP_LEN);
 	/* shardrec's own: the merge checks it against the shards' and drops it. */
 	if (!ret)
-		ret = pfile_featset__set(fs, SHARD_FEAT_RUN_ID, s->run_id, sizeof(s->run_id));
+		ret = pfile_featset__set(fs, SHARD_FEAT_RUN_ID, run_id, SHARD_RUN_ID_SIZE);
 	return ret;
 }
 
-/* header.data: a complete perf.data holding the synthesized prologue. */
-int session__write_header(struct session *s)
+/*
+ * Where a header goes: the session's directory, or during a switch the next
+ * generation's, before any writer moves there (with that one's run id).
+ * @tasks false: a stand-in that describes no task, cheap to write.
+ */
+struct header_dest {
+	int dirfd;
+	const char *dir;
+	const char *name;
+	const uint8_t *run_id;
+	bool tasks;
+};
+
+/* A complete perf.data holding the synthesized prologue, as @d says. */
+static int session__header_to(struct session *s, const struct header_dest *d)
 {
 	struct pfile_event *ev = calloc(s->evl.nr, sizeof(*ev));
 	struct pfile_featset fs = {0};
@@ -345,13 +358,12 @@ int session__write_header(struct session *s)
 	if (!ev)
 		goto out;
 	evlist__pfile_events(&s->evl, ev);
-	ret = session__synth(s, &b);
+	ret = session__synth(s, &b, d->tasks);
 	if (!ret)
-		ret = session__features(s, &fs, ev);
+		ret = session__features(s, &fs, ev, d->run_id);
 	if (ret)
 		goto out;
-	fd = openat(s->dirfd, "header.data", O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		    0600);
+	fd = openat(d->dirfd, d->name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		ret = -errno;
 		goto out;
@@ -377,12 +389,55 @@ int session__write_header(struct session *s)
 		atomic_store_explicit(&s->shard_bytes, end, memory_order_relaxed);
 out:
 	if (ret && !s->err[0])
-		snprintf(s->err, sizeof(s->err), "%s/header.data: %s", s->dir, strerror(-ret));
+		snprintf(s->err, sizeof(s->err), "%s/%s: %s", d->dir, d->name, strerror(-ret));
 	if (fd >= 0)
 		close(fd);
 	pfile_featset__release(&fs);
 	recbuf__release(&b);
 	free(ev);
+	return ret;
+}
+
+int session__write_header(struct session *s)
+{
+	struct header_dest d = {s->dirfd, s->dir, "header.data", s->run_id, true};
+
+	return session__header_to(s, &d);
+}
+
+/*
+ * A generation's header.data before its first writer moves in: without it
+ * a recorder killed during the switch strands every record of the
+ * generation (merge --recover needs the attrs), and a disk that fills
+ * during the switch leaves the lost counts of tail.raw in no readable
+ * directory. Written here, a full disk fails the switch, not the file.
+ */
+int session__write_header_standin(struct session *s, int dirfd, const char *dir,
+				  const uint8_t *run_id)
+{
+	struct header_dest d = {dirfd, dir, "header.data", run_id, false};
+	int ret = session__header_to(s, &d);
+
+	if (ret)
+		unlinkat(dirfd, "header.data", 0);
+	return ret;
+}
+
+/*
+ * The stand-in replaced by the tasks as they are after the switch (perf
+ * synthesizes them then, so that none started in between goes
+ * undescribed): written aside and renamed over it, so that a kill or a
+ * full disk at any point leaves one complete header.
+ */
+int session__replace_header(struct session *s)
+{
+	struct header_dest d = {s->dirfd, s->dir, "header.data.new", s->run_id, true};
+	int ret = session__header_to(s, &d);
+
+	if (!ret && renameat(s->dirfd, d.name, s->dirfd, "header.data"))
+		ret = -errno;
+	if (ret)
+		unlinkat(s->dirfd, d.name, 0);
 	return ret;
 }
 

@@ -91,6 +91,10 @@ int session__output(struct session *s);
 /* The directory -o's file is in ("./" for a bare name, "/" for "/f"), into @dir. */
 void session__output_dir(const struct session *s, char *dir, size_t len);
 int session__write_header(struct session *s);
+/* Rotation: the next generation's stand-in, then its real header (session_header.c). */
+int session__write_header_standin(struct session *s, int dirfd, const char *dir,
+				  const uint8_t *run_id);
+int session__replace_header(struct session *s);
 int session__reserve_tail(struct session *s);
 int session__write_tail(struct session *s);
 int session__write_tail_synth(struct session *s);

@@ -6,7 +6,10 @@
  * with the tasks alive when it began, one shard per writer, tail.raw with
  * the loss of its span. A switch (rotate__switch):
  *
- *  1. creates generation N+1's directory and reserves its tail.raw;
+ *  1. creates generation N+1's directory, reserves its tail.raw and writes
+ *     a stand-in header.data (attrs, features, no task): from here on N+1
+ *     can be merged whatever happens, and a full disk fails the switch
+ *     rather than a generation;
  *  2. asks every writer to end its shard at a pass boundary and go on in
  *     N+1's (writer__switch): each record read from a ring goes into
  *     exactly one generation; with --overwrite that pass dumps the rings;
@@ -14,12 +17,13 @@
  *     --overwrite or --tail-synthesize the tasks at its end;
  *  4. hands N to the background merge (rotate.c), into FILE.<timestamp>
  *     of the switch;
- *  5. writes N+1's header.data: the tasks as they are now. As perf, they
- *     are synthesized after the switch, so that none started in between
- *     goes undescribed (one described twice is harmless).
+ *  5. replaces N+1's stand-in with the tasks as they are now. As perf,
+ *     they are synthesized after the switch, so that none started in
+ *     between goes undescribed (one described twice is harmless).
  *
  * The main thread does it all; a writer never waits more than its pass.
  */
+#include "recorder/capture/fault.h"
 #include "recorder/capture/session_internal.h"
 
 #include <sys/epoll.h>
@@ -76,8 +80,9 @@ static int rotate__gen_open(struct session *s, unsigned n, struct rotate_gen *g)
 	if (getrandom(g->run_id, sizeof(g->run_id), 0) != (ssize_t)sizeof(g->run_id))
 		return -errno;
 	/* As session__reserve_tail: room for the lost counts that a full disk cannot take. */
-	return shard_tail__create(&g->tail, g->dirfd, "tail.raw", g->run_id,
-				  evlist__lost_bound(&s->evl));
+	ret = shard_tail__create(&g->tail, g->dirfd, "tail.raw", g->run_id,
+				 evlist__lost_bound(&s->evl));
+	return ret ? ret : session__write_header_standin(s, g->dirfd, g->dir, g->run_id);
 }
 
 /* Undoes a rotate__gen_open that failed. */
@@ -88,6 +93,7 @@ static void rotate__gen_drop(struct rotate *r, struct rotate_gen *g, unsigned n)
 	shard_tail__close(&g->tail);
 	if (g->dirfd >= 0) {
 		unlinkat(g->dirfd, "tail.raw", 0);
+		unlinkat(g->dirfd, "header.data", 0);
 		close(g->dirfd);
 	}
 	snprintf(name, sizeof(name), "%u", n);
@@ -162,7 +168,8 @@ static void rotate__end_gen(struct session *s, const char *output)
 		pr_warn("%s: tasks not described again at the end: %s", s->dir, strerror(-ret));
 	shard_tail__close(&s->tail);
 	snprintf(name, sizeof(name), "%u", r->gen);
-	ret = rotate_files__add(r->files, name, s->dir, s->dirfd, output);
+	ret = rotate_files__add(r->files, &(struct rotate_gen_done){name, s->dir, s->dirfd, output,
+								    s->lost_samples});
 	s->dirfd = -1;
 	if (ret)
 		pr_err("%s: no background merge (%s): shards kept (shardrec merge %s -o %s)", s->dir,
@@ -192,6 +199,7 @@ static void rotate__switch(struct session *s)
 	if (ret) {
 		pr_warn("cannot start a new file in %s: %s; recording goes on in %s", r->top,
 			strerror(-ret), s->dir);
+		s->err[0] = '\0';
 		rotate__gen_drop(r, &next, r->gen + 1);
 		rotate__rearm(s, rotate__written(s));
 		return;
@@ -202,10 +210,12 @@ static void rotate__switch(struct session *s)
 	base = rotate__written(s);
 	rotate__output(s, output, sizeof(output));
 	rotate__end_gen(s, output);
+	fault__switch_taken(r->gen + 1);
 	rotate__install(s, &next);
-	ret = session__write_header(s);
+	ret = session__replace_header(s);
 	if (ret) {
-		pr_err("%s", s->err[0] ? s->err : strerror(-ret));
+		pr_warn("%s: the tasks are not described (%s): its file keeps a header without them",
+			s->dir, strerror(-ret));
 		s->err[0] = '\0';
 	}
 	rotate__rearm(s, base);
@@ -429,13 +439,16 @@ int session__rotate_fd(const struct session *s)
 
 /* ---- the end ---- */
 
-/* "FILE.<timestamp>" for one file, "FILE.<timestamp>, N files" for more. */
-static void rotate__what(struct session *s, const char *last, char *buf, size_t len)
+/*
+ * "FILE.<timestamp>" for one file, "FILE.<timestamp>, N files" for more:
+ * only files that were written (a failed merge's name never appears).
+ */
+static void rotate__what(struct session *s, char *buf, size_t len)
 {
 	unsigned n = rotate_files__written(s->rot->files), max = s->o->switch_max_files;
 
 	if (n <= 1)
-		snprintf(buf, len, "%s", last);
+		snprintf(buf, len, "%s", rotate_files__last(s->rot->files));
 	else if (max && n > max)
 		snprintf(buf, len, "%s.<timestamp>, %u files, the newest %u kept", s->o->output, n,
 			 max);
@@ -448,16 +461,30 @@ int session__rotate_finish(struct session *s)
 	struct rotate *r = s->rot;
 	char output[PATH_MAX], what[PATH_MAX + 64], name[16];
 	struct merge_stats total = {0};
+	uint64_t lost;
 	unsigned failed;
 
 	rotate__output(s, output, sizeof(output));
 	shard_tail__close(&s->tail);
 	snprintf(name, sizeof(name), "%u", r->gen);
-	failed = rotate_files__finish(r->files, name, s->dir, s->dirfd, output, &total);
+	failed = rotate_files__finish(r->files, &(struct rotate_gen_done){name, s->dir, s->dirfd,
+									   output, s->lost_samples},
+				      &total);
 	s->dirfd = -1;
-	rotate__what(s, output, what, sizeof(what));
-	if (rotate_files__written(r->files))
+	if (rotate_files__written(r->files)) {
+		rotate__what(s, what, sizeof(what));
 		session__print_summary(s, &total, what);
+	}
+	/* What the files above do not hold: the kept generations' loss is not in their totals. */
+	if (rotate_files__unmerged(r->files, &lost)) {
+		char held[96] = "";
+
+		if (lost)
+			snprintf(held, sizeof(held), "; they hold %llu samples the kernel lost",
+				 (unsigned long long)lost);
+		pr_warn("%u generation%s not merged, shards kept in %s (retry as printed above)%s",
+			failed, failed > 1 ? "s" : "", r->top, held);
+	}
 	return failed ? -1 : 0;
 }
 

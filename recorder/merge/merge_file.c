@@ -301,6 +301,50 @@ static int check_header(struct merger *m, const char *path)
 	return pfile_check__init(&m->chk, &m->hdr);
 }
 
+static int gen_cmp(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * A rotated recording's top directory holds one directory per generation
+ * (FILE.shards/N, each with its header.data): the first few numbers into
+ * @buf, lowest first. How many there are.
+ */
+static unsigned rotated_gens(struct merger *m, char *buf, size_t len)
+{
+	DIR *d = fdopendir(dup(m->dirfd));
+	unsigned n = 0, gens[8];
+	struct dirent *de;
+	size_t used = 0;
+
+	if (!d)
+		return 0;
+	rewinddir(d);
+	while ((de = readdir(d))) {
+		char hdr[300];
+
+		if (!de->d_name[0] || strspn(de->d_name, "0123456789") != strlen(de->d_name))
+			continue;
+		snprintf(hdr, sizeof(hdr), "%s/header.data", de->d_name);
+		if (faccessat(m->dirfd, hdr, F_OK, AT_SYMLINK_NOFOLLOW))
+			continue;
+		if (n < 8)
+			gens[n] = strtoul(de->d_name, NULL, 10);
+		n++;
+	}
+	closedir(d);
+	qsort(gens, n < 8 ? n : 8, sizeof(*gens), gen_cmp);
+	buf[0] = '\0';
+	for (unsigned i = 0; i < n && i < 8 && used < len; i++)
+		used += snprintf(buf + used, len - used, "%s%u", i ? " " : "", gens[i]);
+	if (n > 8 && used < len)
+		snprintf(buf + used, len - used, " ...");
+	return n;
+}
+
 static int open_header(struct merger *m)
 {
 	char path[4096];
@@ -313,6 +357,17 @@ static int open_header(struct merger *m)
 	 * The session completes header.data before any writer starts, and a
 	 * finished run removes it first: either way no shard can be merged.
 	 */
+	if (err == -ENOENT) {
+		char gens[128];
+
+		if (rotated_gens(m, gens, sizeof(gens))) {
+			snprintf(m->err, m->errlen, "%s holds the generations of a rotated recording "
+				 "(%s), each one file: merge each, e.g. shardrec merge%s %s/N -o %s.N",
+				 m->o->dir, gens, m->o->recover ? " --recover" : "", m->o->dir,
+				 m->o->output ? m->o->output : "FILE");
+			return err;
+		}
+	}
 	if (err == -ENOENT || err == -EINVAL) {
 		size_t n = strlen(m->err);
 

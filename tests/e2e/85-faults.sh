@@ -62,6 +62,50 @@ if [ "$(id -u)" = 0 ] && mkdir mnt && mount -t tmpfs -o size=2m shardrec-e2e mnt
 	"$SHARDREC" merge mnt/t.data.shards -o t.data 2>merge.err || { cat merge.err; fail "merge of the full disk's shards failed"; }
 	cat merge.err
 	check_perf_file t.data
+	rm -rf mnt/*
+
+	# Rotation on the full disk (issue 33 item 3): a generation's header.data
+	# cut short by ENOSPC left its tail's lost counts in no file, and the
+	# summary named a file that did not exist. Now every generation a writer
+	# touched merges (elsewhere, as the retry hint says), the summary names
+	# only files that exist, and the loss is in some file.
+	rc=0
+	"$SHARDREC" record -a -F 20000 -g --threads=cpu --switch-output=300K -o mnt/r.data -- \
+		"$PROGS/hot" 2000 2 2>rot.err || rc=$?
+	cat rot.err
+	grep -q "stopped .*: No space left on device" rot.err || fail "rotation: no writer met the full disk"
+	line=$(grep "Captured and wrote" rot.err || true)
+	files=$(ls mnt/r.data.[0-9]* 2>/dev/null | wc -l)
+	case $line in
+	*", "[0-9]*" files ("*)
+		n=$(echo "$line" | sed 's/.*, \([0-9]*\) files (.*/\1/')
+		[ "$n" = "$files" ] || fail "rotation: the summary says $n files, $files exist" ;;
+	*"MB "*" ("*)
+		named=$(echo "$line" | sed 's/.* MB \(.*\) ([0-9]* samples.*/\1/')
+		[ -f "$named" ] || fail "rotation: the summary names $named, which does not exist" ;;
+	*) [ "$files" = 0 ] || fail "rotation: $files files written, and no summary of them" ;;
+	esac
+	lost=0
+	for f in mnt/r.data.[0-9]*; do
+		[ -e "$f" ] || continue
+		lost=$((lost + $(perf_lost "$f")))
+	done
+	kept=0
+	for g in mnt/r.data.shards/*/; do
+		[ -d "$g" ] || continue
+		kept=$((kept + 1))
+		rm -rf gen && cp -r "$g" gen
+		"$SHARDREC" merge gen -o gen.data 2>gen.err ||
+			{ cat gen.err; fail "rotation: kept generation $g does not merge elsewhere"; }
+		check_perf_file gen.data
+		lost=$((lost + $(perf_lost gen.data)))
+	done
+	if [ "$kept" -gt 0 ]; then
+		grep -q "$kept generations\? not merged, shards kept in mnt/r.data.shards" rot.err ||
+			fail "rotation: $kept generations kept and the summary does not say so"
+	fi
+	echo "rotation on a full disk: $files files, $kept generations kept, $lost lost samples in them"
+	[ "$lost" -gt 0 ] || fail "rotation: the writers lost samples and no file counts them"
 	umount mnt
 fi
 

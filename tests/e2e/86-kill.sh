@@ -77,3 +77,30 @@ echo "$killed of 5 merges killed before they finished"
 [ ! -e m.data.partial ] || fail "stale m.data.partial not cleaned up"
 cmp -s m.data ref.data || fail "merge after the kills differs from the reference merge"
 check_perf_file m.data
+
+# ---- a kill inside a rotation's switch strands nothing (issue 33 item 2) ----
+# The writers record into generation 2 while the recorder still works on the
+# switch; SHARDREC_FAULT kills it there, 300 ms after generation 1 went to
+# the background merge. Generation 2 was then a shard directory without a
+# header.data, which merge --recover refused ("the recorder stopped before
+# recording began"): every record in it was lost.
+rc=0
+SHARDREC_FAULT=switch:2:kill:300 "$SHARDREC" record -q -a --threads=cpu -F 10000 \
+	--switch-output=20K -o rot.data -- "$PROGS/hot" 3000 2 2>rot.err || rc=$?
+[ "$rc" = 137 ] || { cat rot.err; fail "the fault did not kill the recorder in the switch (exit $rc)"; }
+[ -d rot.data.shards/2 ] && ls rot.data.shards/2/shard.* >/dev/null 2>&1 ||
+	fail "no generation 2 with shards: the fault fired elsewhere"
+"$SHARDREC" merge --recover rot.data.shards/2 -o rot2.data 2>rec.err || {
+	cat rec.err
+	fail "merge --recover of the generation the writers had moved to failed"
+}
+n=$(perf_samples rot2.data)
+echo "killed in the switch to generation 2: recovered $n samples of it"
+[ "$n" -gt 0 ] || fail "generation 2 recovered with no sample"
+check_recovered rot2.data
+# The top directory names its generations instead of "nothing to merge".
+rc=0
+"$SHARDREC" merge --recover rot.data.shards -o top.data 2>top.err || rc=$?
+cat top.err
+[ "$rc" != 0 ] && grep -q "generations of a rotated recording (.*2).*merge each" top.err ||
+	fail "merge of a rotated run's top directory does not say to merge each generation"

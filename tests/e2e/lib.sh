@@ -103,6 +103,13 @@ perf_samples() {
 	"$PERF" report --stats -i "$1" 2>/dev/null | awk '/^ *SAMPLE events:/ && !n { n = $3 } END { print n + 0 }'
 }
 
+# Samples the kernel lost, as perf report --stats sums them per event (the
+# aggregated LOST_SAMPLES line counts records and carries a percentage).
+perf_lost() {
+	"$PERF" report --stats -i "$1" 2>/dev/null |
+		awk '/LOST_SAMPLES events:/ && !/%\)/ { n += $3 } END { print n + 0 }'
+}
+
 # Samples shardrec's summary printed (stderr saved in $1).
 summary_samples() {
 	sed -n 's/.*Captured and wrote .* (\([0-9]*\) samples).*/\1/p' "$1"

@@ -46,6 +46,20 @@ static void test_ring_hold(void **state)
 	assert_int_equal(fault__shard_write(3, 1ULL << 40, 4096), 0);
 }
 
+/* switch:GEN:kill:MS parses; it kills in no other place and at no other generation. */
+static void test_switch_kill(void **state)
+{
+	(void)state;
+	assert_int_equal(fault__set("switch:*:kill:0"), -EINVAL);
+	assert_int_equal(fault__set("switch:2:hold:0"), -EINVAL);
+	assert_int_equal(fault__set("writer:2:kill:0"), -EINVAL);
+	assert_int_equal(fault__set("switch:2:kill:300"), 0);
+	fault__switch_taken(1);
+	fault__switch_taken(3);
+	assert_int_equal(fault__shard_write(2, 1ULL << 40, 4096), 0);
+	assert_false(fault__ring_held(2, 1));
+}
+
 static void test_enospc_one_writer(void **state)
 {
 	(void)state;
@@ -85,7 +99,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
-		cmocka_unit_test(test_ring_hold),
+		cmocka_unit_test(test_ring_hold), cmocka_unit_test(test_switch_kill),
 		cmocka_unit_test(test_enospc_one_writer),
 		cmocka_unit_test(test_eio_every_writer),
 		cmocka_unit_test(test_slow),
