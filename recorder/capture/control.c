@@ -12,6 +12,7 @@
 
 static int control__parse_fd(const char *s, int *fd)
 {
+	struct stat st;
 	char *end;
 	long v;
 
@@ -21,6 +22,9 @@ static int control__parse_fd(const char *s, int *fd)
 		return -EINVAL;
 	if (fcntl(v, F_GETFD) < 0)
 		return -EBADF;
+	/* A directory polls readable for ever and reads EISDIR: the run loop would spin. */
+	if (!fstat(v, &st) && S_ISDIR(st.st_mode))
+		return -EISDIR;
 	*fd = v;
 	return 0;
 }
@@ -119,22 +123,31 @@ static enum control_cmd control__parse(const char *s)
 }
 
 /*
- * Takes the first line out of buf (ended by '\n' or NUL; a full buffer
- * without either counts as one line). False if no line is complete.
+ * Takes the first line out of buf (ended by '\n' or NUL). False if no line
+ * is complete. A line longer than the buffer is no command: its first
+ * buffer gives CONTROL_TOO_LONG, once, and the rest is dropped up to its
+ * end (each buffer of it had been an unknown command, with a warning).
  */
 static bool control__take(struct control *c, enum control_cmd *cmd)
 {
 	size_t n = 0, used;
+	bool whole;
 
 	while (n < c->len && c->buf[n] != '\n' && c->buf[n])
 		n++;
-	if (n == c->len && c->len < sizeof(c->buf))
+	whole = n < c->len;
+	if (!whole && c->len < sizeof(c->buf))
 		return false;
-	used = n < c->len ? n + 1 : n;
-	snprintf(c->last, sizeof(c->last), "%.*s", (int)n, c->buf);
+	used = whole ? n + 1 : n;
+	if (c->skipping || !whole) {
+		*cmd = c->skipping ? CONTROL_NONE : CONTROL_TOO_LONG;
+		c->skipping = !whole;
+	} else {
+		snprintf(c->last, sizeof(c->last), "%.*s", (int)n, c->buf);
+		*cmd = *c->last ? control__parse(c->last) : CONTROL_NONE;
+	}
 	memmove(c->buf, c->buf + used, c->len - used);
 	c->len -= used;
-	*cmd = *c->last ? control__parse(c->last) : CONTROL_NONE;
 	return true;
 }
 

@@ -19,6 +19,7 @@ enum control_cmd {
 	CONTROL_STOP,
 	CONTROL_PING,
 	CONTROL_UNKNOWN,  /* the text is in control.last */
+	CONTROL_TOO_LONG, /* a line longer than the buffer: ignored, said once */
 };
 
 struct control {
@@ -28,6 +29,7 @@ struct control {
 	size_t len;
 	char last[64];       /* the last command read, for messages */
 	bool flooded;        /* stopped reading: CONTROL_MAX_READS buffers and no command */
+	bool skipping;       /* dropping the rest of a line longer than buf */
 	unsigned long acks_dropped; /* acks not written: nobody reads the ACK channel */
 	bool acks_said;      /* the caller said so (once) */
 };

@@ -67,6 +67,9 @@ static bool session__control(struct session *s, enum control_cmd cmd)
 		break;
 	case CONTROL_PING:
 		break;
+	case CONTROL_TOO_LONG:
+		pr_warn("--control: a line of more than %zu bytes ignored", sizeof(s->ctl.buf) - 1);
+		return false;
 	default:
 		pr_warn("--control: unknown command '%s' ignored (enable, disable, snapshot, stop, "
 			"ping)", s->ctl.last);
