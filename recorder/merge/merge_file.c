@@ -709,22 +709,17 @@ int merge__publish(const char *tmp, const char *path)
 	return 0;
 }
 
-int merge__resolve_output(const char *path, char *out, size_t len)
+/* The target of link @path into @out, relative to the link's directory. 0 / -errno. */
+static int read_link(const char *path, char *out, size_t len)
 {
 	const char *slash = strrchr(path, '/');
 	char target[4096];
-	struct stat sb;
-	ssize_t n;
+	ssize_t n = readlink(path, target, sizeof(target) - 1);
 	int w;
 
-	if (lstat(path, &sb) || !S_ISLNK(sb.st_mode) ||
-	    (!stat(path, &sb) && !(S_ISREG(sb.st_mode) && !sb.st_size)))
-		return snprintf(out, len, "%s", path) < (int)len ? 0 : -ENAMETOOLONG;
-	n = readlink(path, target, sizeof(target) - 1);
 	if (n < 0)
 		return -errno;
 	target[n] = '\0';
-	/* A relative target is relative to the link's directory. */
 	if (target[0] == '/' || !slash)
 		w = snprintf(out, len, "%s", target);
 	else
@@ -732,14 +727,88 @@ int merge__resolve_output(const char *path, char *out, size_t len)
 	return w >= 0 && w < (int)len ? 0 : -ENAMETOOLONG;
 }
 
+int merge__resolve_output(const char *path, char *out, size_t len)
+{
+	char cur[4096], next[4096];
+	struct stat sb;
+	int ret;
+
+	if (lstat(path, &sb) || !S_ISLNK(sb.st_mode) ||
+	    (!stat(path, &sb) && !(S_ISREG(sb.st_mode) && !sb.st_size)))
+		return snprintf(out, len, "%s", path) < (int)len ? 0 : -ENAMETOOLONG;
+	/*
+	 * Through every link to the name perf's open would create or truncate:
+	 * /dev/stdout -> /proc/self/fd/1 -> the file the shell redirected to
+	 * (FILE.partial beside a /proc link could not be created).
+	 */
+	snprintf(cur, sizeof(cur), "%s", path);
+	for (int hops = 0; hops < 8 && !lstat(cur, &sb) && S_ISLNK(sb.st_mode); hops++) {
+		ret = read_link(cur, next, sizeof(next));
+		if (ret)
+			return ret;
+		memcpy(cur, next, sizeof(cur));
+	}
+	return snprintf(out, len, "%s", cur) < (int)len ? 0 : -ENAMETOOLONG;
+}
+
+/*
+ * Where no file of ours may go: what @path names is a device, FIFO or
+ * socket (the merge writes FILE.partial and renames it over FILE: as root,
+ * -o /dev/null replaced the device with a regular file), or it would be
+ * created in /dev, /proc or /sys. -EINVAL with one line, else 0.
+ */
+static int check_output_kind(const char *path, char *err, size_t errlen)
+{
+	static const char *const pseudo[] = {"/dev/", "/proc/", "/sys/"};
+	const char *what = NULL;
+	struct stat sb;
+
+	if (!stat(path, &sb) && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode))
+		what = S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode) ? "a device"
+		       : S_ISFIFO(sb.st_mode) ? "a FIFO or pipe" : "not a file";
+	for (size_t i = 0; !what && i < sizeof(pseudo) / sizeof(pseudo[0]); i++)
+		if (!strncmp(path, pseudo[i], strlen(pseudo[i])) && strncmp(path, "/dev/shm/", 9))
+			what = "in a directory of devices or kernel files";
+	if (!what)
+		return 0;
+	snprintf(err, errlen, "-o %s: %s, where the merge cannot write FILE.partial and rename "
+		 "it; to stream the output, use -o - (e.g. -o - >%s)", path, what, path);
+	return -EINVAL;
+}
+
+/*
+ * The merge renames an existing FILE to FILE.old: in a sticky directory
+ * (/tmp) only FILE's or the directory's owner may. Said before recording,
+ * not after it. Root's CAP_FOWNER passes; a capability install does not
+ * have it.
+ */
+static int check_output_rename(const char *path, char *err, size_t errlen)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096];
+	struct stat sb, db;
+	uid_t me = geteuid();
+
+	if (lstat(path, &sb) || S_ISDIR(sb.st_mode) || !me)
+		return 0;
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + 1 : 1, slash ? path : ".");
+	if (stat(dir, &db) || !(db.st_mode & S_ISVTX) || sb.st_uid == me || db.st_uid == me)
+		return 0;
+	snprintf(err, errlen, "%s belongs to another user in a sticky directory: the merge could "
+		 "not move it to %s.old (remove it or choose another -o)", path, path);
+	return -EPERM;
+}
+
 int merge__prepare_output(const char *path, char *err, size_t errlen)
 {
 	char old[4096];
 	struct stat sb, ob;
-	int ret = 0;
+	int ret = check_output_kind(path, err, errlen);
 
-	if (lstat(path, &sb))
-		return 0;
+	if (!ret)
+		ret = check_output_rename(path, err, errlen);
+	if (ret || lstat(path, &sb))
+		return ret;
 	if (snprintf(old, sizeof(old), "%s.old", path) >= (int)sizeof(old))
 		return -ENAMETOOLONG;
 	/* A file or link is moved at the merge (merge__publish): FILE.old must be clearable then. */

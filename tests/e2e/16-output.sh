@@ -58,3 +58,38 @@ check_perf_file m/x.data
 grep -q "k.data.shards is no longer needed: rm -r k.data.shards" merge.err || { cat merge.err; fail "merge: no word on the shards"; }
 "$SHARDREC" merge -q k.data.shards -o q.data 2>q.err
 [ ! -s q.err ] || fail "merge -q printed"
+
+# Where no file of ours may go (issue 33 item 8). As root, -o /dev/null
+# replaced the device with a regular file (FILE.partial renamed over it);
+# -o /dev/stdout wrote /proc/self/fd/1.partial and failed after the run.
+dev_before=$(stat -c %F /dev/null)
+for cmd in "record -q -o /dev/null -- true" "merge -q k.data.shards -o /dev/null"; do
+	rc=0
+	# shellcheck disable=SC2086 # $cmd is the command and its options
+	"$SHARDREC" $cmd 2>dev.err || rc=$?
+	[ "$rc" != 0 ] && [ "$(wc -l <dev.err)" = 1 ] && grep -q -- "-o /dev/null: a device.*use -o -" dev.err ||
+		{ cat dev.err; fail "$cmd: exit $rc, not one line naming the device"; }
+	[ "$(stat -c %F /dev/null)" = "$dev_before" ] || fail "$cmd: /dev/null is now a $(stat -c %F /dev/null)"
+done
+[ ! -e /dev/null.partial ] && [ ! -e /dev/null.old ] || fail "-o /dev/null left files in /dev"
+# /dev/stdout redirected to a file is that file, as perf writes it.
+"$SHARDREC" record -q -o /dev/stdout -- "$PROGS/hot" 100 1 >stdout.data 2>so.err ||
+	{ cat so.err; fail "record -o /dev/stdout into a file"; }
+check_perf_file stdout.data
+rc=0
+"$SHARDREC" record -q -o /dev/stdout -- true 2>so.err | cat >/dev/null || rc=$?
+grep -q -- "-o /dev/stdout: a FIFO or pipe.*use -o -" so.err || { cat so.err; fail "-o /dev/stdout into a pipe"; }
+
+# A file of another user's in a sticky directory: the merge could not move
+# it to FILE.old, which was found only once the recording was over.
+if [ "$(id -u)" = 0 ] && ordinary_user sticky; then
+	trap 'ordinary_user_release; cleanup' EXIT
+	mkdir st && chmod 1777 st && echo root >st/r.data
+	cp "$SHARDREC" st/sr && chmod 755 "$TMP" st/sr
+	rc=0
+	su "$user" -s /bin/sh -c "cd '$TMP/st' && ./sr record -q -e cpu-clock:u -o r.data -- true" 2>st.err || rc=$?
+	[ "$rc" != 0 ] && grep -q "r.data belongs to another user in a sticky directory" st.err ||
+		{ cat st.err; fail "sticky directory: exit $rc"; }
+	[ ! -e st/r.data.shards ] || fail "sticky directory: refused only after recording"
+	echo "-o: /dev/null and a pipe refused in one line, /dev/stdout into a file written, another user's file in a sticky directory refused before recording"
+fi
