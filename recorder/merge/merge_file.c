@@ -61,6 +61,27 @@ static void free_names(char **v, size_t n)
 	free(v);
 }
 
+/*
+ * Bytes after a finished shard's end (appended by hand, a copy gone wrong):
+ * the passes up to the end are whole, so --recover keeps them and says what
+ * it dropped. -EBADMSG without it.
+ */
+static int check_trailing(struct merger *m, struct mshard *s)
+{
+	if (!s->r.trailing)
+		return 0;
+	snprintf(m->err, m->errlen, "%s/%s: %llu bytes after its end at offset %llu (damaged "
+		 "shard): %s", m->o->dir, s->r.name, (unsigned long long)s->r.trailing,
+		 (unsigned long long)s->r.hdr.end,
+		 m->o->recover ? "dropped them, kept every pass before" : "run with --recover to "
+		 "drop them and keep every pass before");
+	if (!m->o->recover)
+		return -EBADMSG;
+	m->st->damaged_shards++;
+	s->damaged = true;
+	return 0;
+}
+
 static int open_shards(struct merger *m)
 {
 	char **names = NULL;
@@ -90,6 +111,9 @@ static int open_shards(struct merger *m)
 			snprintf(m->err, m->errlen, "%s/%s", m->o->dir, msg);
 			goto out;
 		}
+		err = check_trailing(m, s);
+		if (err)
+			goto out;
 		/* Being written: only what its writer committed counts (merge_live__poll). */
 		if (m->o->live)
 			s->r.size = SHARD_HEADER_SIZE;

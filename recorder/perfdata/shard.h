@@ -196,6 +196,7 @@ struct shard_reader {
 	int fd;
 	uint64_t off, size;
 	bool cut; /* sealed, the file shorter than hdr.end, and no pass said so yet */
+	uint64_t trailing; /* sealed, bytes after hdr.end: not the writer's, never read */
 	struct shard_file_header hdr;
 	char name[64];
 };

@@ -127,3 +127,22 @@ rm -rf bo.shards && cp -r k.data.shards bo.shards
 swap_header bo.shards/header.data perf
 byte_order_refused "a header.data of the other byte order" bo.shards/header.data
 echo "ok"
+
+# Bytes appended to a finished run's shard (issue 33 item 7): --recover
+# refused the whole shard (1,494 samples) for 40 bytes after its end. It
+# now keeps every pass up to the end its writer sealed, and says so.
+"$SHARDREC" record -q --keep-shards -o tr.data -- "$PROGS/hot" 300 1 || fail "record for the trailing bytes failed"
+cp -r tr.data.shards tr-clean
+"$SHARDREC" merge -q tr-clean -o tr-clean.data || fail "merge of the clean copy failed"
+head -c 40 /dev/zero >>tr.data.shards/shard.0
+rc=0
+"$SHARDREC" merge -q tr.data.shards -o tr-no.data 2>tr.err || rc=$?
+[ "$rc" = 1 ] && grep -q "shard.0: 40 bytes after its end at offset [0-9]* (damaged shard): run with --recover" tr.err ||
+	{ cat tr.err; fail "trailing bytes without --recover: exit $rc"; }
+"$SHARDREC" merge --recover tr.data.shards -o tr.data.rec 2>tr.err || { cat tr.err; fail "trailing bytes: merge --recover failed"; }
+grep -q "40 bytes after its end .*dropped them, kept every pass before" tr.err || { cat tr.err; fail "--recover did not say what it dropped"; }
+want=$(perf_samples tr-clean.data)
+got=$(perf_samples tr.data.rec)
+echo "40 bytes after a finished shard: --recover kept $got of $want samples"
+[ "$got" = "$want" ] && [ "$got" -gt 0 ] || fail "trailing bytes: --recover kept $got samples, the clean merge $want"
+check_perf_file tr.data.rec
