@@ -141,7 +141,7 @@ enum aux_type aux_pmu__type(const char *name);
 /*
  * Reads @file under the PMU's sysfs directory (devices/@pmu/, @sysfs_root
  * NULL = real /sys): a decimal number, or a hex register ("0x28c1c1eb", as
- * CoreSight's cpuN/trcidr/ files). 0, -errno of the open (-ENOENT: absent),
+ * CoreSight's cpuN/trcidr/ files). 0, -ENOENT if it cannot be read (absent),
  * -EINVAL if it does not parse.
  */
 int aux_pmu__read_u64(const char *sysfs_root, const char *pmu, const char *file, uint64_t *v);

@@ -24,9 +24,9 @@ struct topo {
 
 /*
  * The NUMA node whose memory a thread running on @pu should use: the
- * closest memory child of @pu's ancestors that is ordinary DRAM, never a
- * CPU-less memory-only node (MCDRAM, HBM, NVM, GPU or CXL memory). NULL if
- * the topology has no such node.
+ * closest memory child of @pu's ancestors that is ordinary DRAM, else
+ * (HBM-only machines) the closest one of a special kind (MCDRAM, HBM, NVM,
+ * GPU or CXL memory). NULL if the topology has no node.
  */
 hwloc_obj_t topo__local_node(const struct topo *t, hwloc_obj_t pu);
 

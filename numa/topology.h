@@ -26,7 +26,7 @@ struct topo *topo__load(const struct topo_params *p, char *err, size_t errlen);
 void topo__delete(struct topo *t);
 /* True when the topology is this machine's (not XML/synthetic): placement may be applied. */
 int topo__is_this_system(const struct topo *t);
-/* Number of PUs (OS CPU indices 0..n-1 are assumed present unless hwloc says otherwise). */
+/* Number of PUs: hwloc's PU objects, whose OS indices may have holes (topo__all_cpus). */
 int topo__nr_cpus(const struct topo *t);
 /* Fills @cpus (capacity @cap) with every PU's OS index, ascending; returns the count or -errno. */
 int topo__all_cpus(const struct topo *t, int *cpus, size_t cap);
@@ -106,7 +106,8 @@ void plan__print(const struct plan *plan, const struct topo *t, size_t ring_byte
 char *cpulist__format(const int *cpus, size_t nr, char *buf, size_t len);
 /*
  * Parses a CPU list ("0-3,8") into a malloc'ed ascending unique array.
- * Returns the count, or -EINVAL.
+ * Returns the count (0, *@cpus NULL, for an empty list), or -EINVAL /
+ * -ENOMEM.
  */
 int cpulist__parse(const char *s, int **cpus);
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * All memory ordering on perf ring control pages lives here.
+ * All memory ordering of the heads and tails of perf ring control pages
+ * lives here.
  *
  * The kernel (kernel/events/ring_buffer.c, perf_output_put_handle) writes a
  * record, then smp_wmb(), then data_head. Our acquire load of data_head

@@ -76,7 +76,7 @@ int ring__mmap(struct ring *r, int fd, int cpu, size_t data_pages, bool backward
 void ring__munmap(struct ring *r);
 /*
  * Uses caller memory instead of an mmap: @pc a control page, @data
- * @size bytes (power of two). For simulated rings in tests and AUX.
+ * @size bytes (power of two). For simulated rings in tests.
  */
 int ring__init_mem(struct ring *r, struct perf_event_mmap_page *pc, void *data, uint64_t size);
 

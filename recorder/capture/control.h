@@ -48,7 +48,10 @@ int control__open(struct control *c, const char *spec, char *err, size_t errlen)
  * with c->flooded set, after CONTROL_MAX_READS buffers without a command.
  */
 enum control_cmd control__next(struct control *c);
-/* Writes "ack\n" to the ACK side, if any. */
+/*
+ * Writes "ack\n" to the ACK side, if any, when it has room; else the ack
+ * is dropped and counted in c->acks_dropped: it never blocks.
+ */
 void control__ack(struct control *c);
 /* Closes what control__open opened. Safe on a never-opened, zeroed control with fds -1. */
 void control__close(struct control *c);

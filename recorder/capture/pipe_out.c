@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define WAIT_NS (10 * 1000 * 1000) /* a writer passes at least every 100 ms */
+#define WAIT_NS (10 * 1000 * 1000) /* 10 ms: well under a writer pass, which comes at least every 100 ms */
 #define PUNCH_STEP (4ULL << 20)	   /* free a shard's read bytes this many at a time */
 #define PUNCH_ALIGN 4096ULL	   /* whole blocks; the first one keeps the shard header */
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Run controls of `record` beyond start and stop: -D (enable after a
- * delay), --max-size (stop when the shards grow past a size) and -u (the
- * threads of one user's processes).
+ * delay) and -u (the threads of one user's processes). --max-size is the
+ * run loop's and the writers' (session_run.c, writer.c).
  */
 #ifndef SHARDREC_RECORD_CTL_H
 #define SHARDREC_RECORD_CTL_H

@@ -11,8 +11,9 @@
 /*
  * Runs `shardrec record`. Returns the process exit code: the workload's
  * (127 when it cannot be exec'd), 0 for a clean system-wide run, 1 (with a
- * one-line error logged) when recording failed, 2 when it stopped early but
- * a valid (incomplete) perf.data was written.
+ * one-line error logged) when recording failed, 2 for bad usage found in
+ * setup (an unknown event, a CPU not online...) or when a writer stopped
+ * early but a valid (incomplete) perf.data was written.
  */
 int session__record(struct record_opts *o);
 

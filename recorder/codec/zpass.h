@@ -10,7 +10,8 @@
  * bytes, always on an event boundary, and each flush becomes its own record
  * (u16 header.size bounds it: compressBound(64000) + frame overhead fits).
  * Frames are whole, so the merge may interleave frames of different shards.
- * A single event too big to fit compressed is stored as a plain record
+ * A single event too big to fit compressed, and every AUXTRACE (perf reads
+ * its trace from the file, not the stream), is stored as a plain record
  * between frames. The decoder is codec/zunpass.h.
  */
 #ifndef SHARDREC_ZPASS_H

@@ -60,7 +60,7 @@ void pdecomp__delete(struct pdecomp *d);
 /*
  * Decompresses @len payload bytes (a COMPRESSED record without its header)
  * and calls @cb for every record completed. 0, the callback's non-zero
- * return, -EINVAL on a corrupt stream or record, -ENOMEM.
+ * return, or -EINVAL on a corrupt stream or record.
  */
 int pdecomp__feed(struct pdecomp *d, const void *src, size_t len, pdecomp_cb cb, void *arg);
 

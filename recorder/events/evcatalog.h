@@ -25,7 +25,7 @@ enum evcatalog_kind {
 
 struct evcatalog_opts {
 	const char *sysfs_root;   /* NULL = "" (the real /sys); tests use a fake tree */
-	const char *tracefs_root; /* NULL = probe /sys/kernel/tracing, then debugfs */
+	const char *tracefs_root; /* NULL = tracefs__mountpoint() */
 	bool no_probe;            /* list hw/sw/cache names without perf_event_open */
 };
 

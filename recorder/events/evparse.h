@@ -82,7 +82,7 @@ static inline bool evparse_event__is_group_leader(const struct evparse_event *ev
 
 struct evparse_opts {
 	const char *sysfs_root;   /* NULL = "" (i.e. real /sys); tests point it at a fake tree */
-	const char *tracefs_root; /* NULL = probe /sys/kernel/tracing, /sys/kernel/debug/tracing */
+	const char *tracefs_root; /* NULL = tracefs__mountpoint() on first use */
 };
 
 /*

@@ -34,7 +34,7 @@ struct privs_req {
 	pid_t foreign_tid;            /* a -p/-t thread of another user, else 0 */
 };
 
-/* Fills @env from /proc/sys, getrlimit and the permitted set. */
+/* Fills @env from /proc/sys and the permitted set. */
 void privs__env_read(struct privs_env *env);
 
 /*
@@ -66,8 +66,9 @@ int privs__check_output(const char *path, char *err, size_t errlen);
  */
 int privs__preflight(struct evlist *l, const struct record_opts *o, char *err, size_t errlen);
 /*
- * evlist__open with CAP_PERFMON (and CAP_SYS_PTRACE for -p/-t) raised, then
- * evlist__mmap with CAP_IPC_LOCK raised. 0 / -errno with one line in @err.
+ * evlist__open with CAP_PERFMON raised (CAP_SYS_ADMIN before 5.8; with
+ * neither held, CAP_SYS_PTRACE for -p/-t), then evlist__mmap with
+ * CAP_IPC_LOCK raised. 0 / -errno with one line in @err.
  */
 int privs__open_events(struct evlist *l, size_t pages, char *err, size_t errlen);
 

@@ -56,7 +56,7 @@ struct record_opts {
 	bool sample_cpu;     /* --sample-cpu */
 	size_t mmap_pages;   /* -m, data pages per CPU ring */
 	size_t aux_pages;    /* -m DATA,AUX: AUX area pages per CPU for AUX events, 0 = default */
-	const char *threads; /* --threads spec, NULL = auto */
+	const char *threads; /* --threads; NULL: auto with real-time writers, else one per CPU */
 	bool keep_shards;
 	/*
 	 * --shard-dir: the directory the shard directory (FILE's base name +

@@ -25,17 +25,19 @@ void dso_hits__delete(struct dso_hits *h);
 /* Feeds one record, in file order. Never fails: unknown records are ignored. */
 void dso_hits__feed(struct dso_hits *h, const struct perf_event_header *rec);
 /*
- * Reads the build id of every hit DSO (anonymous/[vdso]-like maps skipped,
- * unreadable files skipped) and stores the BUILD_ID feature in @fs.
- * 0 / -errno. *@nr_out = number of build ids written.
+ * Reads the build id of every hit DSO, and of the [vdso] when mapped, hit
+ * or not, as perf (maps without a file and unreadable files skipped), and
+ * stores the BUILD_ID feature in @fs. 0 / -errno. *@nr_out = number of
+ * build ids written.
  */
 int dso_hits__encode(struct dso_hits *h, const char *sys_root, struct pfile_featset *fs,
 		     size_t *nr_out);
 
 /*
- * The build ids dso_hits__encode() would store: every hit DSO whose build id
- * could be read, in first-seen order. *@out is allocated (free it with
- * dso_hits__free_ids()), paths are copies. 0 / -errno.
+ * The build ids dso_hits__encode() would store: every hit DSO (and the
+ * [vdso]) whose build id could be read, in first-seen order. *@out is
+ * allocated (free it with dso_hits__free_ids()), paths are copies.
+ * 0 / -errno.
  */
 int dso_hits__collect(struct dso_hits *h, const char *sys_root, struct pfile_build_id **out,
 		      size_t *nr_out);

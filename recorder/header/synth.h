@@ -17,7 +17,7 @@ struct synth {
 	const struct pfile_idlayout *layout;
 	struct recbuf *out;
 	const char *proc_root; /* NULL = "/proc"; tests use a fake tree */
-	const char *sys_root;  /* NULL = "" (real /sys) */
+	const char *sys_root;  /* NULL = "": the real root, for lib/modules */
 	/*
 	 * perf's opts->sample_address (-d, or DWARF call graphs): readable
 	 * non-executable mappings too, with misc MMAP_DATA.
@@ -51,7 +51,7 @@ struct synth {
 int synth__kernel_mmap(struct synth *s);
 /*
  * One MMAP per loaded module (/proc/modules + its path from
- * @sys_root/lib/modules/$(uname -r)/modules.dep, "[name]" if not found).
+ * s->sys_root/lib/modules/$(uname -r)/modules.dep, "[name]" if not found).
  * 0 if there is no /proc/modules; -EPERM if kptr_restrict hides addresses.
  */
 int synth__modules(struct synth *s);
@@ -59,7 +59,7 @@ int synth__modules(struct synth *s);
  * System-wide form (perf's __event__synthesize_thread with full=1): FORK
  * then COMM for every thread of @pid (FORK for the leader too, parent =
  * PPid, misc FORK_EXEC), and MMAP2s of the leader's mappings (executable
- * ones; readable data ones too with @mmap_data). -ESRCH if the process
+ * ones; readable data ones too with s->mmap_data). -ESRCH if the process
  * vanished; -EACCES etc. if its maps are unreadable (err_path says which;
  * FORK/COMM are then already appended).
  */

@@ -26,9 +26,9 @@
 
 /*
  * If any of @ev (nr events) is a tracepoint, reads its format from @tracefs
- * (NULL = probe /sys/kernel/tracing then /sys/kernel/debug/tracing) and
- * stores the TRACING_DATA feature in @fs. 0 (also when there is no
- * tracepoint) / -errno with one line in @err.
+ * (NULL = tracefs__mountpoint(), util/fs.h) and stores the TRACING_DATA
+ * feature in @fs. 0 (also when there is no tracepoint) / -errno with one
+ * line in @err.
  */
 int tracing_data__feature(struct pfile_featset *fs, const struct pfile_event *ev, size_t nr,
 			  const char *tracefs, char *err, size_t errlen);

@@ -27,7 +27,8 @@
  * shardrec write them from the kernel's per-event counters at the end), or
  * the sum of the PERF_RECORD_LOST counts when a file has none of those.
  *
- * POSIX + C11 + the pfile reader; pdecomp (libzstd) for COMPRESSED records.
+ * POSIX + C11 + the pfile reader; COMPRESSED records go through the
+ * caller's decoder (merge_ops.h), so no libzstd here.
  */
 #ifndef SHARDREC_LOSS_H
 #define SHARDREC_LOSS_H

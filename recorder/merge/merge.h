@@ -9,12 +9,14 @@
  *                  starts and marked complete when it ends (perfdata/shard_tail.h);
  *                  without the mark the run is incomplete, said in merge_stats
  *                  and as the output's last CMDLINE word
+ * DIR/tail.synth   the tasks described again at the end (--overwrite,
+ *                  --tail-synthesize), if any
  * All of them carry one run id: a file of another recording is refused.
  *
- * Output data: header.data's records (time 0, processed as read), then
- * every shard record in global time order with FINISHED_ROUND records,
- * then tail.raw. Memory is bounded by the data inside the merge window,
- * not by the recording's size.
+ * Output data: header.data's records (time 0, processed as read) and
+ * tail.synth's, then every shard record in global time order with
+ * FINISHED_ROUND records, then tail.raw. Memory is bounded by the data
+ * inside the merge window, not by the recording's size.
  *
  * Compressed shards (-z) hold whole zstd frames per pass. The merge copies
  * frames without recompressing: frames are ordered by their first
@@ -138,12 +140,16 @@ int merge__publish(const char *tmp, const char *path);
 int merge__resolve_output(const char *path, char *out, size_t len);
 
 /*
- * Before recording into @path, perf's check_backup where it matters: a
- * directory at @path (what perf record --threads leaves) becomes
- * @path.old now, an old @path.old going first when it is perf's (a file,
- * or a directory of data and data.N files); for a file at @path, which
- * merge__publish moves at the end, a @path.old that could not go then is
- * said now. 0 / -errno with one line in @err.
+ * Before recording into @path, what the merge at the end cannot do is
+ * said now: a device, FIFO or socket at @path, or a name in /dev, /proc or
+ * /sys (-EINVAL: no place for FILE.partial and its rename), another user's
+ * file in a sticky directory (-EPERM: it cannot become @path.old). Then
+ * perf's check_backup where it matters: a directory at @path (what perf
+ * record --threads leaves) becomes @path.old now, an old @path.old going
+ * first when it is perf's (a file, or a directory of data and data.N
+ * files); for a file at @path, which merge__publish moves at the end, a
+ * @path.old that could not go then is said now. 0 / -errno with one line
+ * in @err.
  */
 int merge__prepare_output(const char *path, char *err, size_t errlen);
 

@@ -161,8 +161,9 @@ int merger__copy_prologue(struct merger *m)
 
 /*
  * Copies the records of tail file @t, if it exists: tail.raw (lost counts
- * the session wrote after recording, appended) or tail.synth (--overwrite's
- * task records written at the end, placed after the prologue).
+ * the session wrote after recording, appended) or tail.synth (the task
+ * records --overwrite and --tail-synthesize write at the end, placed after
+ * the prologue).
  */
 int merger__copy_tail(struct merger *m, const struct shard_tail *t, const char *name)
 {

@@ -305,8 +305,9 @@ void merger__spare_release(struct merger *m);
 void merger__hold(struct merger *m, struct mpass *mp);
 /*
  * merge_run.c: checks every shard's and tail file's run id against
- * header.data's (-EXDEV naming the stranger) and opens the tails; sets
- * st->incomplete when tail.raw lacks the recorder's final mark.
+ * header.data's (-EXDEV naming the stranger) and that no writer has two
+ * shards (-EEXIST: a copy), and opens the tails; sets st->incomplete when
+ * tail.raw lacks the recorder's final mark.
  */
 int merge_run__check(struct merger *m);
 /* Drops the run id feature; an incomplete run's CMDLINE says so. */

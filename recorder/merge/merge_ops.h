@@ -31,7 +31,7 @@ struct merge_decoder {
 			 size_t cap, size_t *bad_off, size_t *produced);
 	/* zunpass__bound: most bytes a payload can decompress to. */
 	size_t (*pass_bound)(const unsigned char *in, size_t len);
-	/* pdecomp__feed: 0, the callback's return, -EINVAL, -ENOMEM. */
+	/* pdecomp__feed: 0, the callback's return, -EINVAL. */
 	int (*stream_feed)(void *dec, const void *src, size_t len, merge_record_cb cb, void *arg);
 };
 

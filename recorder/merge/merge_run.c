@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * One recording, whole or not: every shard and tail file must carry
- * header.data's run id (perfdata/shard.h), and tail.raw says whether the
- * recorder finished (perfdata/shard_tail.h).
+ * header.data's run id (perfdata/shard.h), each writer has one shard, and
+ * tail.raw says whether the recorder finished (perfdata/shard_tail.h).
  */
 #include "recorder/merge/merge_internal.h"
 

@@ -380,7 +380,8 @@ const char *pfile__strerror(int ret);
 /*
  * Opens and validates @path: magic, header size, attr_size (64..4096,
  * 8-aligned), sections inside the file, ids arrays, feature table. On error
- * returns -errno (EINVAL for malformed) and writes one line to @err.
+ * returns -errno (EINVAL for malformed, ENOEXEC for a file of the other
+ * byte order) and writes one line to @err.
  * A data.size of 0 with data after data.offset is reported as -ENODATA
  * (a killed recorder; see merge --recover).
  */
@@ -522,7 +523,7 @@ size_t pfile_idlayout__write_trailer(const struct pfile_idlayout *l, void *dst, 
  * Bytes a record occupies in a stream: header.size, plus for AUXTRACE the
  * trace payload that follows its 48-byte header (header.size does not count
  * it). UINT64_MAX for an AUXTRACE too short to hold its size or with a
- * payload above PFILE_AUXTRACE_MAX. Reads 16 bytes at @h only for AUXTRACE
+ * payload above PFILE_AUXTRACE_MAX. Reads 16 bytes at @hp only for AUXTRACE
  * with header.size >= 16: callers check header.size fits first.
  */
 static inline uint64_t pfile__rec_len(const struct perf_event_header *hp)

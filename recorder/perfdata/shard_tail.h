@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The tail files of a shard directory: tail.raw (the LOST_SAMPLES records
- * read when recording ends) and tail.synth (--overwrite's task records).
+ * read when recording ends) and tail.synth (the task records written at the
+ * end with --overwrite or --tail-synthesize).
  * POSIX + C11 only.
  *
  *   [shard_tail_header, 64 bytes]  magic, version, flags, run id, used, cap
