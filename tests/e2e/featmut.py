@@ -2,7 +2,9 @@
 # featmut.py HEADER.DATA: prints one mutation a line, "LABEL OFFSET HEXBYTES",
 # of the strings, string lengths and ids of a perf.data header's feature
 # sections, laid out as perf 6.1's header.c process_* functions read them.
-# featmut.py --apply FILE OFFSET HEXBYTES writes one into FILE.
+# featmut.py --apply FILE OFFSET HEXBYTES writes one into FILE;
+# featmut.py --write-all HEADER.DATA DIR writes each into DIR/N.data (N
+# its line) and prints the list.
 # 61-features.sh applies each, merges and asks perf whether it still reads
 # the file: what the merge lets through, perf must read.
 import struct
@@ -14,6 +16,9 @@ if sys.argv[1] == '--apply':
         f.write(bytes.fromhex(sys.argv[4]))
     sys.exit(0)
 
+write_all = sys.argv[1] == '--write-all'
+if write_all:
+    sys.argv.pop(1)
 d = open(sys.argv[1], 'rb').read()
 data_off, data_size = struct.unpack_from('<QQ', d, 40)
 bits = [i for i in range(256) if struct.unpack_from('<4Q', d, 72)[i // 64] >> (i % 64) & 1]
@@ -103,5 +108,9 @@ for feat, (o, size) in sorted(secs.items()):
         for i in range(u32(o)):
             p = strs('PMU_CAPS[%d]' % i, p + 4, 2 * u32(p))
             p = string('PMU_CAPS[%d].name' % i, p)
-for label, off, b in out:
+for n, (label, off, b) in enumerate(out):
     print(label, off, b.hex())
+    if write_all:
+        m = bytearray(d)
+        m[off:off + len(b)] = b
+        open('%s/%d.data' % (sys.argv[2], n), 'wb').write(m)
