@@ -28,9 +28,12 @@ Q := @
 endif
 
 # Layers, highest first (the link order). Folder of a layer: recorder/NAME,
-# except the top-level numa/ (archive libtopology.a), ringbuf/ and aux/.
-LAYERS    := job jobview cli capture events header codec merge aux ringbuf topology util perfdata
-layer_dir  = $(if $(filter topology,$1),numa,$(if $(filter ringbuf aux,$1),$1,recorder/$1))
+# except the top-level numa/, ringbuf/ and aux/; archive: lib<folder>.a.
+# numa/'s is libnuma.a, the system libnuma's name too: every archive links
+# by its path and no link names $(BUILD) with -L, so -lnuma still finds the
+# system's. Keep it so: a -L$(BUILD) would let ours shadow it.
+LAYERS    := job jobview cli capture events header codec merge loss aux ringbuf numa util perfdata
+layer_dir  = $(if $(filter numa ringbuf aux,$1),$1,recorder/$1)
 LAYER_LIBS := $(LAYERS:%=$(BUILD)/lib%.a)
 LIB_SRCS  := $(sort $(foreach l,$(LAYERS),$(wildcard $(call layer_dir,$l)/*.c)))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
@@ -169,11 +172,11 @@ FUZZ_FLAGS ?=
 # alone, with no -l flag at all (the proof that perfdata/ needs only libc).
 FUZZ_LIBS_fuzz_pfile  := $(BUILD)/libperfdata.a
 FUZZ_LIBS_fuzz_shard  := $(BUILD)/libperfdata.a
-FUZZ_LIBS_fuzz_loss   := $(BUILD)/libcodec.a $(BUILD)/libmerge.a $(BUILD)/libtopology.a $(BUILD)/libperfdata.a
-FUZZ_LIBS_fuzz_zshard := $(BUILD)/libcodec.a $(BUILD)/libtopology.a $(BUILD)/libperfdata.a
+FUZZ_LIBS_fuzz_loss   := $(BUILD)/libcodec.a $(BUILD)/libloss.a $(BUILD)/libnuma.a $(BUILD)/libperfdata.a
+FUZZ_LIBS_fuzz_zshard := $(BUILD)/libcodec.a $(BUILD)/libnuma.a $(BUILD)/libperfdata.a
 FUZZ_LIBS_fuzz_zpass  := $(FUZZ_LIBS_fuzz_zshard)
 FUZZ_LIBS_fuzz_merge  := $(BUILD)/libheader.a $(BUILD)/libcodec.a $(BUILD)/libmerge.a $(BUILD)/libutil.a \
-			 $(BUILD)/libtopology.a $(BUILD)/libperfdata.a
+			 $(BUILD)/libnuma.a $(BUILD)/libperfdata.a
 fuzz_ldlibs = $(if $(filter-out $(BUILD)/libperfdata.a,$(FUZZ_LIBS_$1)),$(LDLIBS))
 # Seeds and saved crashers: a target reads those of the target it was split from.
 FUZZ_SEEDS_fuzz_loss   := fuzz_pfile

@@ -132,7 +132,7 @@ def report(out):
     P.append("**share** = lost samples / (samples + lost samples), median over the repeats "
              "(min-max when more than one); for the seed row also **lt/el** = lost_time / elapsed "
              "(the seed's metric). Every output is measured by `shardrec loss` "
-             "(recorder/merge/loss.h) on the host after it was shipped out of the guest; a cell "
+             "(recorder/loss/loss.h) on the host after it was shipped out of the guest; a cell "
              "marked `g` was measured in the guest (its output did not come out). "
              "Row descriptions:\n")
     for row in ROWS:

@@ -9,7 +9,7 @@
 # slowdown. Ground truth: /proc/stat ctxt (context switches) and
 # /proc/vmstat pgfault (page faults), read before the recorder starts and
 # right before it is stopped. Every output file, perf's or ours, is read by
-# `shardrec loss` (recorder/merge/loss.h defines the metric).
+# `shardrec loss` (recorder/loss/loss.h defines the metric).
 #
 # Before every run the machine must be idle: /proc/stat idle (+iowait) time
 # at least BENCH_IDLE_MIN % over BENCH_IDLE_SECS s (the load average is no

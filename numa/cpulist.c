@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "numa/topology.h"
+#include "numa/numa.h"
 
 /*
  * Larger than any kernel's NR_CPUS (8192 on x86 MAXSMP): rejects typos like

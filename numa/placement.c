@@ -14,7 +14,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "numa/topology.h"
+#include "numa/numa.h"
 
 int placement__pin_self(const struct plan_group *g)
 {

@@ -10,7 +10,7 @@
 #include <hwloc.h>
 #include <stdbool.h>
 
-#include "numa/topology.h"
+#include "numa/numa.h"
 
 struct topo {
 	hwloc_topology_t h;

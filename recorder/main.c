@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* shardrec's command line: the only place that prints or exits. */
-#include "numa/topology.h"
+#include "numa/numa.h"
 #include "recorder/codec/zunpass.h"
 #include "recorder/header/dso_hits.h"
 #include "recorder/job/job.h"
@@ -9,7 +9,7 @@
 #include "recorder/util/progress.h"
 #include "recorder/cli/loss_print.h"
 #include "recorder/events/evcatalog.h"
-#include "recorder/merge/loss.h"
+#include "recorder/loss/loss.h"
 #include "recorder/merge/merge.h"
 #include "recorder/util/privs.h"
 #include "recorder/util/shell.h"

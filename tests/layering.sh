@@ -4,6 +4,13 @@
 # on one line are siblings) and fails when a file includes a header of a
 # higher layer or of a sibling. perfdata/ must also stay off every library
 # beyond libc (no zstd, numa, hwloc, libcap headers).
+# Interface headers: an ops type that a lower layer implements for a higher
+# one lives in the lowest layer both include (perfdata/pdecode.h for codec/'s
+# decoder, perfdata/phits.h for header/'s DSO hits), never with its caller,
+# so the implementer never includes its caller. The rank check covers that
+# only while the block orders them right (with the ops in merge/merge_ops.h
+# the block had to read merge < codec < header), so the implementers
+# codec/ and header/ are also checked against merge/ and loss/ by name.
 # Usage: tests/layering.sh [ROOT]   (exit 0 clean, 1 on a crossing)
 root=${1:-.}
 cd "$root" || exit 2
@@ -45,6 +52,12 @@ done
 if grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*<(zstd|numa|numaif|hwloc|sys/capability)\.h>' \
 	recorder/perfdata/*.[ch] >&2; then
 	echo "layering: recorder/perfdata/ includes a header beyond libc" >&2
+	fail=1
+fi
+if grep -rnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"recorder/(merge|loss)/' \
+	--include='*.[ch]' recorder/codec recorder/header >&2; then
+	echo "layering: recorder/codec/ or recorder/header/ includes merge/ or loss/, its caller:" \
+		"the ops type belongs in perfdata/" >&2
 	fail=1
 fi
 [ $fail = 0 ] && echo "layering: ok ($(echo "$order" | tr '\n' '<' | sed 's/<$//'))"

@@ -10,7 +10,7 @@
 #include "recorder/util/clock.h"
 #include "recorder/util/progress.h"
 #include "recorder/util/rlimit.h"
-#include "numa/topology.h"
+#include "numa/numa.h"
 #include "recorder/capture/control.h"
 #include "recorder/codec/zunpass.h"
 #include "recorder/header/dso_hits.h"

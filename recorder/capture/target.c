@@ -2,7 +2,7 @@
 #include "recorder/capture/target.h"
 #include "recorder/header/sysinfo.h"
 #include "recorder/perfdata/recbuf.h"
-#include "numa/topology.h"
+#include "numa/numa.h"
 
 #include <dirent.h>
 #include <stdbool.h>

@@ -8,7 +8,7 @@
 #ifndef SHARDREC_WRITER_H
 #define SHARDREC_WRITER_H
 
-#include "numa/topology.h"
+#include "numa/numa.h"
 #include "recorder/perfdata/shard.h"
 #include "ringbuf/ringbuf.h"
 

@@ -9,7 +9,7 @@
 #ifndef SHARDREC_WRITER_REPORT_H
 #define SHARDREC_WRITER_REPORT_H
 
-#include "numa/topology.h"
+#include "numa/numa.h"
 #include "recorder/events/evlist.h"
 #include "recorder/capture/writer.h"
 

@@ -16,7 +16,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "numa/topology.h"
+#include "numa/numa.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Text and JSON renderings of loss_stats for `shardrec loss`. */
 #include "recorder/cli/loss_print.h"
-#include "recorder/merge/loss.h"
+#include "recorder/loss/loss.h"
 #include "recorder/util/json.h"
 
 static const char loss_definition[] =

@@ -6,7 +6,7 @@
  * there, so a failure comes back as one line, and nothing is printed here.
  */
 #include "recorder/cli/loss_print.h"
-#include "recorder/merge/loss.h"
+#include "recorder/loss/loss.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Printing `shardrec loss` results (merge/loss.h computes them): a table,
+ * Printing `shardrec loss` results (loss/loss.h computes them): a table,
  * JSON (loss_fmt.c) and a gnuplot PNG (loss_plot.c).
  */
 #ifndef SHARDREC_LOSS_PRINT_H
 #define SHARDREC_LOSS_PRINT_H
 
-#include "recorder/merge/loss.h"
+#include "recorder/loss/loss.h"
 
 #include <stddef.h>
 #include <stdint.h>

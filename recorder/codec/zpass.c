@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "recorder/codec/zpass.h"
-#include "numa/topology.h"
+#include "numa/numa.h"
 #include "recorder/perfdata/pfile.h"
 
 #include <errno.h>

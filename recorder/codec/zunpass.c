@@ -59,7 +59,7 @@ void pdecomp__delete(struct pdecomp *d)
 
 
 /* Hands out every whole record at the start of buf, then keeps the rest. */
-static int pdecomp__drain(struct pdecomp *d, pdecomp_cb cb, void *arg)
+static int pdecomp__drain(struct pdecomp *d, pdecode_cb cb, void *arg)
 {
 	size_t pos = 0;
 	int ret = 0;
@@ -90,7 +90,7 @@ static int pdecomp__drain(struct pdecomp *d, pdecomp_cb cb, void *arg)
 	return ret;
 }
 
-int pdecomp__feed(struct pdecomp *d, const void *src, size_t len, pdecomp_cb cb, void *arg)
+int pdecomp__feed(struct pdecomp *d, const void *src, size_t len, pdecode_cb cb, void *arg)
 {
 	ZSTD_inBuffer in = {src, len, 0};
 	bool full;
@@ -204,12 +204,12 @@ static long zunpass__ops_run(void *dec, const unsigned char *in, size_t len, uns
 	return zunpass__run(&((struct pdecomp *)dec)->u, in, len, out, cap, bad_off, produced);
 }
 
-static int zunpass__ops_feed(void *dec, const void *src, size_t len, merge_record_cb cb, void *arg)
+static int zunpass__ops_feed(void *dec, const void *src, size_t len, pdecode_cb cb, void *arg)
 {
 	return pdecomp__feed(dec, src, len, cb, arg);
 }
 
-const struct merge_decoder zunpass__ops = {
+const struct pdecode_ops zunpass__ops = {
 	.new = zunpass__ops_new,
 	.delete = zunpass__ops_delete,
 	.pass_run = zunpass__ops_run,

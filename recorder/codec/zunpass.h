@@ -14,12 +14,12 @@
  * aligned; `loss` reads perf.data with it.
  *
  * Both step one ZSTD_DCtx through zunpass__step. zunpass__ops hands them to
- * merge/ and loss (merge/merge_ops.h).
+ * merge/ and loss/ as the ops of perfdata/pdecode.h.
  */
 #ifndef SHARDREC_ZUNPASS_H
 #define SHARDREC_ZUNPASS_H
 
-#include "recorder/merge/merge_ops.h"
+#include "recorder/perfdata/pdecode.h"
 
 #include <linux/perf_event.h>
 #include <stddef.h>
@@ -50,9 +50,6 @@ size_t zunpass__bound(const unsigned char *in, size_t len);
 
 struct pdecomp;
 
-/* Called for each decompressed record; a non-zero return stops the feed and is returned. */
-typedef merge_record_cb pdecomp_cb;
-
 /* A new stream, or NULL on ENOMEM. Free with pdecomp__delete. */
 struct pdecomp *pdecomp__new(void);
 /* Accepts NULL. */
@@ -62,9 +59,9 @@ void pdecomp__delete(struct pdecomp *d);
  * and calls @cb for every record completed. 0, the callback's non-zero
  * return, or -EINVAL on a corrupt stream or record.
  */
-int pdecomp__feed(struct pdecomp *d, const void *src, size_t len, pdecomp_cb cb, void *arg);
+int pdecomp__feed(struct pdecomp *d, const void *src, size_t len, pdecode_cb cb, void *arg);
 
-/* The decoder as merge and loss take it (merge/merge_ops.h). */
-extern const struct merge_decoder zunpass__ops;
+/* The decoder as merge and loss take it. */
+extern const struct pdecode_ops zunpass__ops;
 
 #endif

@@ -567,7 +567,7 @@ static int dso_hits__ops_encode(void *hits, struct pfile_featset *fs, size_t *nr
 	return dso_hits__encode(hits, NULL, fs, nr);
 }
 
-const struct merge_hits dso_hits__ops = {
+const struct phits_ops dso_hits__ops = {
 	.new = dso_hits__ops_new,
 	.delete = dso_hits__ops_delete,
 	.feed = dso_hits__ops_feed,
@@ -583,7 +583,7 @@ static void *dso_hits__ops_new_all(const struct pfile_idlayout *layout)
 	return h;
 }
 
-const struct merge_hits dso_hits__all_ops = {
+const struct phits_ops dso_hits__all_ops = {
 	.new = dso_hits__ops_new_all,
 	.delete = dso_hits__ops_delete,
 	.feed = dso_hits__ops_feed,

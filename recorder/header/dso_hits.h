@@ -2,13 +2,13 @@
 /*
  * Build ids of the DSOs that samples hit, for the BUILD_ID feature
  * (perf record's default; skipped with -B). The merge takes it as
- * dso_hits__ops (merge/merge_ops.h).
+ * dso_hits__ops, the ops of perfdata/phits.h.
  */
 #ifndef SHARDREC_DSO_HITS_H
 #define SHARDREC_DSO_HITS_H
 
-#include "recorder/merge/merge_ops.h"
 #include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/phits.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -45,8 +45,8 @@ int dso_hits__collect(struct dso_hits *h, const char *sys_root, struct pfile_bui
 void dso_hits__free_ids(struct pfile_build_id *b, size_t nr);
 
 /* The tracker as merge takes it: encode reads files at / (no sys_root). */
-extern const struct merge_hits dso_hits__ops;
+extern const struct phits_ops dso_hits__ops;
 /* perf record --buildid-all: the build ids of every DSO an MMAP names, hit or not. */
-extern const struct merge_hits dso_hits__all_ops;
+extern const struct phits_ops dso_hits__all_ops;
 
 #endif

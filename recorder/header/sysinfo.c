@@ -10,7 +10,7 @@
  * is left out, as perf clears a feature whose write fails.
  */
 #include "recorder/header/sysinfo_internal.h"
-#include "numa/topology.h"
+#include "numa/numa.h"
 
 /* ---- small file helpers ---- */
 

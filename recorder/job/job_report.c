@@ -6,7 +6,7 @@
  */
 #include "recorder/job/job_internal.h"
 #include "recorder/codec/zunpass.h"
-#include "recorder/merge/loss.h"
+#include "recorder/loss/loss.h"
 #include "recorder/util/json.h"
 #include "recorder/util/log.h"
 
@@ -41,7 +41,7 @@ static double elapsed_s(const struct job *j)
 	return (j->end.tv_sec - j->start.tv_sec) + (j->end.tv_nsec - j->start.tv_nsec) / 1e9;
 }
 
-/* lost_time / elapsed_time of the output (recorder/merge/loss.h); -1 when unknown. */
+/* lost_time / elapsed_time of the output (recorder/loss/loss.h); -1 when unknown. */
 static double job__loss_metric(const struct job *j)
 {
 	struct loss_stats ls;

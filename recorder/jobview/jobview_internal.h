@@ -7,7 +7,7 @@
 #ifndef SHARDREC_JOBVIEW_INTERNAL_H
 #define SHARDREC_JOBVIEW_INTERNAL_H
 
-#include "recorder/merge/loss.h"
+#include "recorder/loss/loss.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -27,7 +27,8 @@
 #ifndef SHARDREC_MERGE_H
 #define SHARDREC_MERGE_H
 
-#include "recorder/merge/merge_ops.h"
+#include "recorder/perfdata/pdecode.h"
+#include "recorder/perfdata/phits.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -58,9 +59,9 @@ struct merge_opts {
 	const char *output;
 	bool build_ids; /* BUILD_ID of hit DSOs (perf record's default), through @hits */
 	/* codec/'s zunpass__ops; NULL: compressed shards fail with -ENOTSUP */
-	const struct merge_decoder *dec;
+	const struct pdecode_ops *dec;
 	/* header/'s dso_hits__ops; NULL: no BUILD_ID feature even with build_ids */
-	const struct merge_hits *hits;
+	const struct phits_ops *hits;
 	bool recover;   /* accept shards cut by a kill or damaged: keep what precedes */
 	bool decompress; /* compressed shards: write plain, time-sorted records */
 	uint64_t slack_ns; /* 0 = default */

@@ -5,7 +5,7 @@
  * saved crashers: fuzz_pfile's.
  */
 #include "recorder/codec/zunpass.h"
-#include "recorder/merge/loss.h"
+#include "recorder/loss/loss.h"
 #include "tests/fuzz/fuzz_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -14,7 +14,7 @@
 
 #include "recorder/codec/zunpass.h"
 #include "recorder/cli/loss_print.h"
-#include "recorder/merge/loss.h"
+#include "recorder/loss/loss.h"
 #include "recorder/perfdata/pfile.h"
 
 #include <errno.h>

@@ -20,7 +20,7 @@
 
 #include <cmocka.h>
 
-#include "numa/topology.h"
+#include "numa/numa.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_CPUS 512

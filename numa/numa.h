@@ -2,14 +2,17 @@
 /*
  * numa/: the machine's topology (hwloc) and the writer placement plan built
  * from it. Public header of the folder. Never includes ringbuf/ or recorder/.
+ * Always included as "numa/numa.h": libnuma's own header is <numa.h>, which
+ * placement.c includes with angle brackets, so the two never shadow each
+ * other (-I. has no numa.h at its top).
  *
  * A plan splits the CPUs being recorded into groups; each group gets one
  * writer thread, pinned to the group's CPUs, whose buffers live on the
  * group's NUMA node. CPU-less memory nodes (KNL MCDRAM in flat mode, CXL,
  * HBM) never get a writer.
  */
-#ifndef SHARDREC_NUMA_TOPOLOGY_H
-#define SHARDREC_NUMA_TOPOLOGY_H
+#ifndef SHARDREC_NUMA_H
+#define SHARDREC_NUMA_H
 
 #include <stddef.h>
 #include <stdio.h>

@@ -28,12 +28,12 @@
  * the sum of the PERF_RECORD_LOST counts when a file has none of those.
  *
  * POSIX + C11 + the pfile reader; COMPRESSED records go through the
- * caller's decoder (merge_ops.h), so no libzstd here.
+ * caller's decoder (perfdata/pdecode.h), so no libzstd here.
  */
 #ifndef SHARDREC_LOSS_H
 #define SHARDREC_LOSS_H
 
-#include "recorder/merge/merge_ops.h"
+#include "recorder/perfdata/pdecode.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -83,7 +83,7 @@ struct loss_stats {
  * @dec (codec/'s zunpass__ops) for COMPRESSED records (NULL: -ENOTSUP on
  * the first). 0 / -errno with one line in @err.
  */
-int loss__analyze(const char *path, const struct merge_decoder *dec, struct loss_stats *st,
+int loss__analyze(const char *path, const struct pdecode_ops *dec, struct loss_stats *st,
 		  char *err, size_t errlen);
 void loss_stats__release(struct loss_stats *st);
 

@@ -7,8 +7,8 @@
  * record of the same CPU" stays meaningful). Memory: one slot per CPU and
  * one interval per LOST record.
  */
-#include "recorder/merge/loss.h"
-#include "recorder/merge/merge_ops.h"
+#include "recorder/loss/loss.h"
+#include "recorder/perfdata/pdecode.h"
 #include "recorder/perfdata/pfile.h"
 #include "recorder/perfdata/recbuf.h"
 
@@ -38,7 +38,7 @@ struct loss_ctx {
 	uint64_t pending_start;
 	struct loss_iv *iv;
 	size_t nr_iv, cap_iv;
-	const struct merge_decoder *ops; /* NULL: COMPRESSED records fail */
+	const struct pdecode_ops *ops; /* NULL: COMPRESSED records fail */
 	void *dec; /* the current file's zstd stream */
 	struct recbuf points; /* struct loss_point each, for st->points */
 	struct pfile_check chk; /* records perf would reject fail the analysis */
@@ -405,7 +405,7 @@ static void loss_ctx__release(struct loss_ctx *c)
 	recbuf__release(&c->points);
 }
 
-int loss__analyze(const char *path, const struct merge_decoder *dec, struct loss_stats *st,
+int loss__analyze(const char *path, const struct pdecode_ops *dec, struct loss_stats *st,
 		  char *err, size_t errlen)
 {
 	struct loss_ctx c = {.st = st, .pf = {.fd = -1}, .ops = dec};
