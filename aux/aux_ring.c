@@ -6,6 +6,8 @@
  */
 #include "aux/aux.h"
 #include "ringbuf/ring_order.h"
+/* The area is mapped after the ring's, from its control page and fd: its layout. */
+#include "ringbuf/ring_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>

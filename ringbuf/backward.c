@@ -7,7 +7,7 @@
  * and overwrote the oldest. Nothing tells the kernel how far we read: the
  * mapping is read-only, so it never waits for us (rb->overwrite).
  */
-#include "ringbuf/ringbuf.h"
+#include "ringbuf/ring_internal.h"
 #include "ringbuf/ring_order.h"
 
 #include <errno.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "ringbuf/ringbuf.h"
+#include "ringbuf/ring_internal.h"
 #include "ringbuf/ring_order.h"
 
 #include <errno.h>

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ringbuf/: reading perf_event mmap rings. Public header of the folder.
- * Never includes numa/ or recorder/.
+ * ringbuf/: reading perf_event mmap rings. Public header of the folder: the
+ * calls a reader needs, with struct ring opaque, as libperf's
+ * include/perf/mmap.h. Never includes numa/ or recorder/. The layout, the
+ * statistics and the calls for simulations and tests are in
+ * ring_internal.h, for the callers that embed a ring.
  *
  * A ring is one control page plus 2^n data pages. The reader takes a span
  * [tail, head) as at most two iovecs (two when it wraps the end of the
@@ -18,43 +21,17 @@
 #ifndef SHARDREC_RINGBUF_H
 #define SHARDREC_RINGBUF_H
 
-#include <linux/perf_event.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
 
-struct ring {
-	struct perf_event_mmap_page *pc; /* control page */
-	unsigned char *data;             /* data area */
-	uint64_t size;                   /* data area bytes, power of two */
-	uint64_t mask;
-	void *base;          /* mapping base, NULL for rings on caller memory */
-	size_t map_len;
-	int fd;              /* event fd the ring belongs to (not owned) */
-	int cpu;
-	uint64_t bytes_read; /* total bytes released */
-	/*
-	 * Ring pressure (forward rings): the most bytes the reader found between
-	 * data_tail and data_head, at a read or just before a release
-	 * (ring__note_pending), and the caller's clock then. Written by the
-	 * reader thread only; others look after it has finished.
-	 */
-	uint64_t fill_max;
-	uint64_t fill_max_time;
-	bool backward;       /* write_backward ring, mapped read-only */
-	uint64_t prev;       /* backward: data_head at the previous read */
-	uint64_t overwritten; /* backward: bytes the kernel overwrote before a read took them */
-	/* backward: ring__take_backward's pauses, from the pause to the resume */
-	uint64_t pause_ns_max, pause_ns_sum, pauses;
-	/*
-	 * What plugs into this ring, NULL if none; not owned. ringbuf/ never
-	 * looks inside: aux/ puts the ring's AUX area (struct aux_ring) here.
-	 */
-	void *ext;
-};
+struct ring;
 
-/* What one read sees: the bytes in [tail, head) as 1 or 2 iovecs. */
+/*
+ * What one read sees: the bytes in [tail, head) as 1 or 2 iovecs. Public
+ * because the reader hands the iovecs straight to pwritev.
+ */
 struct ring_span {
 	uint64_t head, tail;
 	struct iovec iov[2];
@@ -62,7 +39,7 @@ struct ring_span {
 	size_t len;
 };
 
-/* True when @v is a power of two: ring and AUX area sizes must be. */
+/* True when @v is a power of two: ring and AUX area sizes (aux/) must be. */
 bool ring__is_pow2(uint64_t v);
 
 /*
@@ -74,94 +51,29 @@ bool ring__is_pow2(uint64_t v);
 int ring__mmap(struct ring *r, int fd, int cpu, size_t data_pages, bool backward);
 /* Unmaps; safe on a zeroed or already unmapped ring. */
 void ring__munmap(struct ring *r);
-/*
- * Uses caller memory instead of an mmap: @pc a control page, @data
- * @size bytes (power of two). For simulated rings in tests.
- */
-int ring__init_mem(struct ring *r, struct perf_event_mmap_page *pc, void *data, uint64_t size);
 
 /*
  * Snapshot of readable data: acquire data_head, span from our tail
- * (backward rings: ring__read_init_backward). Returns the byte count
- * (0 = empty), or -EIO if head ran more than a ring size ahead of tail
- * (the control page is corrupt).
+ * (backward rings: [head, prev), see ring_internal.h). Returns the byte
+ * count (0 = empty), or -EIO if head ran more than a ring size ahead of
+ * tail (the control page is corrupt).
  */
 long ring__read_init(struct ring *r, struct ring_span *s);
-/* Sets @s to [@from, @from + @len) of the data area: 1 iovec, 2 at the wrap. */
-void ring__span_set(const struct ring *r, struct ring_span *s, uint64_t from, uint64_t len);
-/* A fill in 64ths of the ring, rounded: a full ring reads a record short of full. */
-static inline uint64_t ring__fill_level(const struct ring *r, uint64_t fill)
-{
-	return (fill * 64 + r->size / 2) / r->size;
-}
-
-/*
- * Notes a read that found @fill bytes at time @now (any clock the caller
- * keeps to) if no fuller read was seen: one compare on the hot path.
- * fill_max_time is when the ring first reached the mark's 64th, so a full
- * ring's time is when it first filled, not when one read found it a few
- * bytes fuller. Backward rings are always full: not noted.
- */
-static inline void ring__note_fill(struct ring *r, uint64_t fill, uint64_t now)
-{
-	if (fill > r->fill_max && !r->backward) {
-		if (ring__fill_level(r, fill) > ring__fill_level(r, r->fill_max) || !r->fill_max)
-			r->fill_max_time = now;
-		r->fill_max = fill;
-	}
-}
-/*
- * Notes as a fill what the kernel sees now: data_head against the tail not
- * yet released. A ring fills while its reader writes a span out, and the
- * next read sees that fill less the span it releases: a reader that notes
- * only at reads misses a ring that filled during its own write. Call it
- * after the write, before ring__read_done. A head more than a ring ahead
- * (a corrupt control page, which ring__read_init reports) is not noted.
- */
-void ring__note_pending(struct ring *r, uint64_t now);
 /* Releases everything in @s back to the kernel (release store of tail). */
 void ring__read_done(struct ring *r, const struct ring_span *s);
 /* Bytes currently readable, without taking a span. */
 uint64_t ring__pending(const struct ring *r);
 
-/* ---- backward rings (backward.c) ---- */
-
 /*
- * The records written since the previous read, newest first: [head, prev),
- * or, when more than the ring's size was written since, the whole records
- * from head up to the first one the kernel overwrote (perf's
- * overwrite_rb_find_range). s->head is the new head, s->tail the span's
- * end. The ring must be paused (ring__pause) or the span may change under
- * the reader. Returns the byte count, 0 if nothing new.
- */
-long ring__read_init_backward(struct ring *r, struct ring_span *s);
-/* Marks @s taken: the next read stops at its head. */
-void ring__read_done_backward(struct ring *r, const struct ring_span *s);
-/*
- * The flight recorder's read: pauses the ring, copies what
- * ring__read_init_backward would span into @buf (r->size bytes, the
+ * The flight recorder's read (backward rings): pauses the ring, copies
+ * what ring__read_init would span into @buf (the ring's data size, the
  * caller's), reads data_head again, resumes the ring, and only then sets
  * @s to the whole records of the copy that nothing published during the
- * copy can have written over (ring__copied_backward). So the kernel drops
- * records only for as long as the copy takes. @s points into @buf; mark it
- * taken with ring__read_done_backward. Returns the byte count, or -errno
- * from the pause or the resume (then nothing is taken).
+ * copy can have written over. So the kernel drops records only for as long
+ * as the copy takes. @s points into @buf; mark it taken with
+ * ring__read_done. Returns the byte count, or -errno from the pause or the
+ * resume (then nothing is taken).
  */
 long ring__take_backward(struct ring *r, struct ring_span *s, unsigned char *buf);
-/*
- * The second half of ring__take_backward, apart for tests: @buf holds the
- * ring from @head up (as many bytes as the span since the previous read,
- * at most the ring's size), copied while data_head went from @head down to
- * @recheck. Sets @s to the whole records of @buf below what those
- * @head - @recheck bytes overwrote; returns their byte count.
- */
-long ring__copied_backward(struct ring *r, struct ring_span *s, unsigned char *buf,
-			   uint64_t head, uint64_t recheck);
-/*
- * Stops (@pause true) or resumes the kernel's writes into the ring
- * (PERF_EVENT_IOC_PAUSE_OUTPUT; records meanwhile are counted lost by the
- * kernel). Nothing for rings on caller memory. 0 / -errno.
- */
-int ring__pause(struct ring *r, bool pause);
 
 #endif

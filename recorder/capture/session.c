@@ -113,28 +113,29 @@ static int session__plan(struct session *s)
 			   sizeof(s->err));
 }
 
-static struct ring *ring_of_cpu(struct session *s, int cpu)
+static struct evlist_mmap *mmap_of_cpu(struct session *s, int cpu)
 {
 	for (size_t c = 0; c < s->evl.nr_cpus; c++)
 		if (s->evl.cpus[c] == cpu)
-			return &s->evl.rings[c];
+			return &s->evl.mmaps[c];
 	return NULL;
 }
 
 /*
- * Gives each writer its group's rings. The writer takes them by value: a
- * ring is then read only by its writer thread.
+ * Gives each writer its group's rings and AUX areas. The writer takes them
+ * by value: a ring and its AUX area are then read only by its writer
+ * thread; the evlist keeps the mappings, to unmap them.
  */
 static int session__writers(struct session *s)
 {
 	s->writers = calloc(s->plan.nr_groups, sizeof(*s->writers));
-	s->group_rings = calloc(s->plan.nr_groups, sizeof(*s->group_rings));
-	if (!s->writers || !s->group_rings)
+	s->group_maps = calloc(s->plan.nr_groups, sizeof(*s->group_maps));
+	if (!s->writers || !s->group_maps)
 		return -ENOMEM;
 	for (size_t g = 0; g < s->plan.nr_groups; g++) {
 		const struct plan_group *grp = &s->plan.groups[g];
 		struct writer_params p = {
-			.idx = g, .group = grp, .nr_rings = grp->nr_cpus, .dirfd = s->dirfd,
+			.idx = g, .group = grp, .nr_maps = grp->nr_cpus, .dirfd = s->dirfd,
 			.clockid = s->o->clockid, .idle_ms = WRITER_IDLE_MS,
 			.pin = topo__is_this_system(s->topo) && s->o->affinity != RECORD_AFFINITY_SYS,
 			.pin_node = s->o->affinity == RECORD_AFFINITY_NODE,
@@ -147,12 +148,12 @@ static int session__writers(struct session *s)
 			.rotate = session__rotate_writers(s),
 		};
 
-		s->group_rings[g] = calloc(grp->nr_cpus, sizeof(struct ring));
-		if (!s->group_rings[g])
+		s->group_maps[g] = calloc(grp->nr_cpus, sizeof(struct evlist_mmap));
+		if (!s->group_maps[g])
 			return -ENOMEM;
 		for (size_t i = 0; i < grp->nr_cpus; i++)
-			s->group_rings[g][i] = *ring_of_cpu(s, grp->cpus[i]);
-		p.rings = s->group_rings[g];
+			s->group_maps[g][i] = *mmap_of_cpu(s, grp->cpus[i]);
+		p.maps = s->group_maps[g];
 		s->writers[g] = writer__new(&p);
 		if (!s->writers[g]) {
 			snprintf(s->err, sizeof(s->err), "%s/shard.%zu: %s", s->dir, g,
@@ -216,7 +217,7 @@ static void session__stop_writers(struct session *s)
 
 		if (err)
 			writer_report__stopped(g, writer__stats(s->writers[g]), &s->plan.groups[g],
-					       s->group_rings[g], &s->evl);
+					       s->group_maps[g], &s->evl);
 	}
 }
 
@@ -265,12 +266,12 @@ static char *ring_nodes_str(const struct writer_stats *st, char *buf, size_t len
 }
 
 /* -v: a writer's fullest ring, on a line of its own after the writer's line. */
-static void print_high_water(size_t g, const struct writer_stats *st, const struct ring *rings,
-			     size_t nr)
+static void print_high_water(size_t g, const struct writer_stats *st,
+			     const struct evlist_mmap *maps, size_t nr)
 {
 	struct ring_pressure hw;
 
-	writer_report__high_water(rings, nr, &hw);
+	writer_report__high_water(maps, nr, &hw);
 	if (hw.cpu < 0) {
 		pr_info("high-water of writer %zu: no ring read found data", g);
 		return;
@@ -303,7 +304,7 @@ static void print_writers(struct session *s)
 			ring_nodes_str(st, ring, sizeof(ring)), st->err ? " (stopped early)" : "");
 		/* Backward rings are full by design: no pressure to show. */
 		if (!s->evl.backward)
-			print_high_water(g, st, s->group_rings[g], grp->nr_cpus);
+			print_high_water(g, st, s->group_maps[g], grp->nr_cpus);
 	}
 }
 
@@ -333,7 +334,7 @@ static void print_loss_advice(struct session *s, const struct merge_stats *ms)
 		}
 		if (st->start_time < a.start)
 			a.start = st->start_time;
-		writer_report__high_water(s->group_rings[g], s->plan.groups[g].nr_cpus, &hw);
+		writer_report__high_water(s->group_maps[g], s->plan.groups[g].nr_cpus, &hw);
 		if (ring_pressure__worse(&hw, &a.hw))
 			a.hw = hw;
 	}
@@ -352,7 +353,7 @@ static void print_flight_recorder(struct session *s)
 	for (size_t g = 0; g < s->nr_writers; g++) {
 		dumps += writer__stats(s->writers[g])->dumps;
 		for (size_t i = 0; i < s->plan.groups[g].nr_cpus; i++) {
-			const struct ring *r = &s->group_rings[g][i];
+			const struct ring *r = &s->group_maps[g][i].core;
 
 			overwritten += r->overwritten;
 			pause_max = r->pause_ns_max > pause_max ? r->pause_ns_max : pause_max;
@@ -601,9 +602,9 @@ static void session__release(struct session *s)
 	session__rotate_release(s);
 	for (size_t g = 0; g < s->nr_writers; g++)
 		writer__delete(s->writers[g]);
-	for (size_t g = 0; s->group_rings && g < s->plan.nr_groups; g++)
-		free(s->group_rings[g]);
-	free(s->group_rings);
+	for (size_t g = 0; s->group_maps && g < s->plan.nr_groups; g++)
+		free(s->group_maps[g]);
+	free(s->group_maps);
 	free(s->writers);
 	evlist__release(&s->evl);
 	plan__release(&s->plan);

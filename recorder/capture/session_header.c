@@ -138,7 +138,7 @@ static int session__synth_auxtrace_info(struct session *s, struct recbuf *b)
 	struct aux_info_params p = {.pmu = e->ev.pmu, .pmu_type = e->ev.attr.type,
 				    .config = e->ev.attr.config, .cpus = s->evl.cpus,
 				    .nr_cpus = s->evl.nr_cpus, .per_cpu = true,
-				    .pc = s->evl.rings[0].pc, .snapshot = s->evl.aux_snapshot,
+				    .pc = s->evl.mmaps[0].core.pc, .snapshot = s->evl.aux_snapshot,
 				    .have_sched_switch = aux_have_sched_switch(s)};
 	/* CoreSight's per-CPU metadata grows with the CPUs: a record's most. */
 	unsigned char *buf = malloc(UINT16_MAX);

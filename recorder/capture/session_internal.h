@@ -16,6 +16,8 @@
 #include "recorder/header/dso_hits.h"
 #include "recorder/header/buildid_cache.h"
 #include "recorder/events/evlist.h"
+/* The summaries read ring statistics (pressure, pauses) and fds: the ring's layout. */
+#include "ringbuf/ring_internal.h"
 #include "recorder/util/log.h"
 #include "recorder/capture/membudget.h"
 #include "recorder/capture/pipe_out.h"
@@ -57,7 +59,7 @@ struct session {
 	struct writer **writers;
 	size_t nr_writers;
 	bool writers_rt;  /* writers can take their SCHED_FIFO priority (session__plan) */
-	struct ring **group_rings; /* per writer: its rings, in plan order */
+	struct evlist_mmap **group_maps; /* per writer: its rings and AUX areas, in plan order */
 	struct workload wl;
 	bool have_workload;
 	bool workload_running; /* exec'd: rotated files and a flight recording's end describe it */

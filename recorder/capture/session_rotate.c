@@ -230,10 +230,10 @@ static bool rotate__events_fired(struct rotate *r)
 
 	for (size_t c = 0; c < r->ev.nr_cpus; c++) {
 		struct ring_span sp;
-		long len = ring__read_init(&r->ev.rings[c], &sp);
+		long len = ring__read_init(&r->ev.mmaps[c].core, &sp);
 
 		if (len > 0) {
-			ring__read_done(&r->ev.rings[c], &sp);
+			ring__read_done(&r->ev.mmaps[c].core, &sp);
 			any = true;
 		}
 	}
@@ -257,7 +257,8 @@ static bool rotate__source(struct session *s, const struct epoll_event *ev)
 		return read(r->timerfd, &n, sizeof(n)) == sizeof(n);
 	/* A per-task event whose tasks are gone hangs up for good: stop polling it. */
 	if (ev->events & (EPOLLHUP | EPOLLERR))
-		epoll_ctl(r->epfd, EPOLL_CTL_DEL, r->ev.rings[ev->data.u32 - ROTATE_EV].fd, NULL);
+		epoll_ctl(r->epfd, EPOLL_CTL_DEL, r->ev.mmaps[ev->data.u32 - ROTATE_EV].core.fd,
+			  NULL);
 	return false;
 }
 
@@ -343,7 +344,7 @@ static int rotate__open_events(struct session *s)
 	if (!ret)
 		ret = privs__open_events(&r->ev, 1, s->err, sizeof(s->err));
 	for (size_t c = 0; !ret && c < r->ev.nr_cpus; c++)
-		ret = rotate__watch(r, r->ev.rings[c].fd, ROTATE_EV + c);
+		ret = rotate__watch(r, r->ev.mmaps[c].core.fd, ROTATE_EV + c);
 	if (ret) {
 		snprintf(why, sizeof(why), "%s", s->err[0] ? s->err : strerror(-ret));
 		snprintf(s->err, sizeof(s->err), "--switch-output-event: %.900s", why);

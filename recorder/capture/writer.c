@@ -3,6 +3,9 @@
 #include "recorder/util/clock.h"
 #include "recorder/capture/fault.h"
 #include "recorder/util/privs.h"
+#include "recorder/events/evlist.h"
+/* The writer keeps its rings' pressure marks and reads their size, cpu and fd. */
+#include "ringbuf/ring_internal.h"
 #include "aux/aux.h"
 #include "recorder/codec/zpass.h"
 
@@ -90,16 +93,16 @@ static int writer__alloc_local(struct writer *w)
 	int node = w->p.group->node;
 
 	/* Per ring: chunk header, 2 ring iovecs, and an AUXTRACE record's 4 (aux/aux.h). */
-	w->iov_bytes = (1 + 7 * w->p.nr_rings) * sizeof(*w->iov);
-	w->chunk_bytes = w->p.nr_rings * sizeof(*w->chunks);
-	w->pfd_bytes = (w->p.nr_rings + 1) * sizeof(*w->pfd);
+	w->iov_bytes = (1 + 7 * w->p.nr_maps) * sizeof(*w->iov);
+	w->chunk_bytes = w->p.nr_maps * sizeof(*w->chunks);
+	w->pfd_bytes = (w->p.nr_maps + 1) * sizeof(*w->pfd);
 	w->iov = placement__alloc(w->iov_bytes, node);
 	w->chunks = placement__alloc(w->chunk_bytes, node);
 	w->pfd = placement__alloc(w->pfd_bytes, node);
 	if (!w->iov || !w->chunks || !w->pfd)
 		return -ENOMEM;
-	for (size_t i = 0; w->p.overwrite && i < w->p.nr_rings; i++)
-		w->snap_bytes += w->p.rings[i].size;
+	for (size_t i = 0; w->p.overwrite && i < w->p.nr_maps; i++)
+		w->snap_bytes += w->p.maps[i].core.size;
 	w->snap = w->snap_bytes ? placement__alloc(w->snap_bytes, node) : NULL;
 	if (w->snap_bytes && !w->snap)
 		return -ENOMEM;
@@ -124,11 +127,11 @@ __attribute__((no_sanitize("thread"))) static void page_touch(const void *p)
 static void writer__query_ring_nodes(struct writer *w)
 {
 	w->stats.node_ring = -ENOENT;
-	for (size_t i = 0; i < w->p.nr_rings; i++) {
+	for (size_t i = 0; i < w->p.nr_maps; i++) {
 		int node;
 
-		page_touch(w->p.rings[i].data);
-		node = placement__node_of(w->p.rings[i].data);
+		page_touch(w->p.maps[i].core.data);
+		node = placement__node_of(w->p.maps[i].core.data);
 		if (node < 0) {
 			w->stats.node_ring = node;
 			return;
@@ -165,17 +168,17 @@ static void writer__free_local(struct writer *w)
  * once put one after its ring's next trace. (The kernel has no barrier
  * between those two stores: on weakly ordered CPUs it stays possible.)
  */
-static long writer__aux_init(struct ring *r)
+static long writer__aux_init(struct evlist_mmap *m)
 {
-	struct aux_ring *a = r->ext;
+	struct aux_ring *a = evlist_mmap__aux(m);
 
 	return a ? aux_ring__read_init(a) : 0;
 }
 
 /* The AUXTRACE record's iovecs, after the ring's in its chunk, as perf writes an AUX read. */
-static void writer__aux_iov(const struct ring *r, long len, struct iovec *iov, int *nr_iov)
+static void writer__aux_iov(struct evlist_mmap *m, long len, struct iovec *iov, int *nr_iov)
 {
-	const struct aux_ring *a = r->ext;
+	const struct aux_ring *a = evlist_mmap__aux(m);
 
 	if (len > 0) {
 		memcpy(iov, a->iov, a->nr_iov * sizeof(*iov));
@@ -183,9 +186,9 @@ static void writer__aux_iov(const struct ring *r, long len, struct iovec *iov, i
 	}
 }
 
-static uint64_t writer__aux_done(struct ring *r)
+static uint64_t writer__aux_done(struct evlist_mmap *m)
 {
-	struct aux_ring *a = r->ext;
+	struct aux_ring *a = evlist_mmap__aux(m);
 	uint64_t len = a ? a->rec_len : 0;
 
 	if (len)
@@ -236,9 +239,9 @@ static long writer__ring_span(struct writer *w, size_t i, struct ring_span *s, u
 
 	if (w->p.overwrite)
 		return (long)s->len;
-	len = ring__read_init(&w->p.rings[i], s);
+	len = ring__read_init(&w->p.maps[i].core, s);
 	/* Test-only (fault.h): a ring left unread, as a stalled CPU's is; its tail stays. */
-	if (len > 0 && fault__ring_held(w->p.rings[i].cpu, wtime)) {
+	if (len > 0 && fault__ring_held(w->p.maps[i].core.cpu, wtime)) {
 		*s = (struct ring_span){0};
 		return 0;
 	}
@@ -259,8 +262,8 @@ static void writer__note_pending(struct writer *w)
 	if (w->p.overwrite)
 		return;
 	now = clock__ns(w->p.clockid);
-	for (size_t i = 0; i < w->p.nr_rings; i++)
-		ring__note_pending(&w->p.rings[i], now);
+	for (size_t i = 0; i < w->p.nr_maps; i++)
+		ring__note_pending(&w->p.maps[i].core, now);
 }
 
 /*
@@ -275,9 +278,9 @@ static int writer__pass(struct writer *w, struct ring_span *spans, uint64_t wtim
 	int nr_iov = 1;
 	int err;
 
-	for (size_t i = 0; i < w->p.nr_rings; i++) {
+	for (size_t i = 0; i < w->p.nr_maps; i++) {
 		struct ring_span *s = &spans[i];
-		long alen = writer__aux_init(&w->p.rings[i]), len;
+		long alen = writer__aux_init(&w->p.maps[i]), len;
 		int hdr = nr_iov++;
 
 		if (alen < 0)
@@ -285,15 +288,15 @@ static int writer__pass(struct writer *w, struct ring_span *spans, uint64_t wtim
 		len = writer__ring_span(w, i, s, wtime);
 		if (len < 0)
 			return len;
-		ring__note_fill(&w->p.rings[i], len, wtime);
+		ring__note_fill(&w->p.maps[i].core, len, wtime);
 		for (int k = 0; k < s->nr_iov; k++)
 			w->iov[nr_iov++] = s->iov[k];
-		writer__aux_iov(&w->p.rings[i], alen, &w->iov[nr_iov], &nr_iov);
+		writer__aux_iov(&w->p.maps[i], alen, &w->iov[nr_iov], &nr_iov);
 		if (!len && !alen) {
 			nr_iov = hdr;
 			continue;
 		}
-		shard_chunk__init(&w->chunks[i], w->p.rings[i].cpu, len + alen);
+		shard_chunk__init(&w->chunks[i], w->p.maps[i].core.cpu, len + alen);
 		w->iov[hdr].iov_base = &w->chunks[i];
 		w->iov[hdr].iov_len = sizeof(w->chunks[i]);
 		payload += sizeof(w->chunks[i]) + len + alen;
@@ -307,12 +310,12 @@ static int writer__pass(struct writer *w, struct ring_span *spans, uint64_t wtim
 	if (err)
 		return err;
 	writer__note_pending(w);
-	for (size_t i = 0; i < w->p.nr_rings; i++) {
+	for (size_t i = 0; i < w->p.nr_maps; i++) {
 		if (spans[i].len) {
-			ring__read_done(&w->p.rings[i], &spans[i]);
+			ring__read_done(&w->p.maps[i].core, &spans[i]);
 			w->stats.bytes += spans[i].len;
 		}
-		w->stats.bytes += writer__aux_done(&w->p.rings[i]);
+		w->stats.bytes += writer__aux_done(&w->p.maps[i]);
 	}
 	w->stats.zbytes = w->stats.bytes;
 	w->stats.passes++;
@@ -329,28 +332,28 @@ static int writer__pass_z(struct writer *w, struct ring_span *spans, uint64_t wt
 	size_t raw = 0;
 	int nr_iov = 0, err;
 
-	for (size_t i = 0; i < w->p.nr_rings; i++) {
-		long alen = writer__aux_init(&w->p.rings[i]), len;
+	for (size_t i = 0; i < w->p.nr_maps; i++) {
+		long alen = writer__aux_init(&w->p.maps[i]), len;
 
 		if (alen < 0)
 			return alen;
 		len = writer__ring_span(w, i, &spans[i], wtime);
 		if (len < 0)
 			return len;
-		ring__note_fill(&w->p.rings[i], len, wtime);
+		ring__note_fill(&w->p.maps[i].core, len, wtime);
 		for (int k = 0; k < spans[i].nr_iov; k++)
 			w->iov[nr_iov++] = spans[i].iov[k];
-		writer__aux_iov(&w->p.rings[i], alen, &w->iov[nr_iov], &nr_iov);
+		writer__aux_iov(&w->p.maps[i], alen, &w->iov[nr_iov], &nr_iov);
 		raw += len + alen;
 	}
 	err = zpass__compress(&w->z, w->iov, nr_iov, raw);
 	if (err)
 		return err;
 	writer__note_pending(w);
-	for (size_t i = 0; i < w->p.nr_rings; i++) {
+	for (size_t i = 0; i < w->p.nr_maps; i++) {
 		if (spans[i].len)
-			ring__read_done(&w->p.rings[i], &spans[i]);
-		writer__aux_done(&w->p.rings[i]);
+			ring__read_done(&w->p.maps[i].core, &spans[i]);
+		writer__aux_done(&w->p.maps[i]);
 	}
 	err = fault__shard_write(w->p.idx, w->shard.off, sizeof(w->shard.pass) + w->z.len);
 	if (!err)
@@ -387,11 +390,11 @@ static int writer__dump(struct writer *w, struct ring_span *spans)
 	int err = 0;
 
 	w->dump_done = atomic_load_explicit(&w->dump_req, memory_order_acquire);
-	for (size_t i = 0; i < w->p.nr_rings && !err; i++) {
-		long len = ring__take_backward(&w->p.rings[i], &spans[i], buf);
+	for (size_t i = 0; i < w->p.nr_maps && !err; i++) {
+		long len = ring__take_backward(&w->p.maps[i].core, &spans[i], buf);
 
 		err = len < 0 ? len : 0;
-		buf += w->p.rings[i].size;
+		buf += w->p.maps[i].core.size;
 	}
 	if (!err)
 		err = writer__write(w, spans, wtime);
@@ -446,19 +449,19 @@ static int writer__next_shard(struct writer *w, uint64_t req)
 
 static void writer__setup_poll(struct writer *w)
 {
-	for (size_t i = 0; i < w->p.nr_rings; i++) {
+	for (size_t i = 0; i < w->p.nr_maps; i++) {
 		/* Backward rings wake nobody: only a request or the stop starts a pass. */
-		w->pfd[i].fd = w->p.overwrite ? -1 : w->p.rings[i].fd;
+		w->pfd[i].fd = w->p.overwrite ? -1 : w->p.maps[i].core.fd;
 		w->pfd[i].events = POLLIN;
 	}
-	w->pfd[w->p.nr_rings].fd = w->wake_fd;
-	w->pfd[w->p.nr_rings].events = POLLIN;
+	w->pfd[w->p.nr_maps].fd = w->wake_fd;
+	w->pfd[w->p.nr_maps].events = POLLIN;
 }
 
 /* A ring whose task is gone reports POLLHUP forever: stop polling it, keep draining it. */
 static void writer__drop_hungup(struct writer *w)
 {
-	for (size_t i = 0; i < w->p.nr_rings; i++)
+	for (size_t i = 0; i < w->p.nr_maps; i++)
 		if (w->pfd[i].revents & (POLLHUP | POLLERR))
 			w->pfd[i].fd = -1;
 }
@@ -468,7 +471,7 @@ static void writer__drain_wake(struct writer *w)
 {
 	uint64_t n;
 
-	if (w->pfd[w->p.nr_rings].revents & POLLIN && read(w->wake_fd, &n, sizeof(n)) < 0) {
+	if (w->pfd[w->p.nr_maps].revents & POLLIN && read(w->wake_fd, &n, sizeof(n)) < 0) {
 		/* EAGAIN: another wakeup already drained it. */
 	}
 }
@@ -493,7 +496,7 @@ static int writer__loop(struct writer *w, struct ring_span *spans)
 			err = writer__next_shard(w, sw);
 		if (err || stopping)
 			return err;
-		if (poll(w->pfd, w->p.nr_rings + 1, w->p.overwrite ? -1 : w->p.idle_ms) < 0 &&
+		if (poll(w->pfd, w->p.nr_maps + 1, w->p.overwrite ? -1 : w->p.idle_ms) < 0 &&
 		    errno != EINTR)
 			return -errno;
 		w->stats.polls++;
@@ -556,7 +559,7 @@ static void *writer__thread(void *arg)
 	writer__query_ring_nodes(w);
 	err = writer__alloc_local(w);
 	if (!err) {
-		spans = placement__alloc(w->p.nr_rings * sizeof(*spans) + 1, w->p.group->node);
+		spans = placement__alloc(w->p.nr_maps * sizeof(*spans) + 1, w->p.group->node);
 		if (!spans)
 			err = -ENOMEM;
 	}
@@ -568,7 +571,7 @@ static void *writer__thread(void *arg)
 		w->stats.err = err;
 		w->stats.err_time = clock__ns(w->p.clockid);
 	}
-	placement__free(spans, w->p.nr_rings * sizeof(*spans) + 1);
+	placement__free(spans, w->p.nr_maps * sizeof(*spans) + 1);
 	writer__free_local(w);
 	writer__seal(w);
 	/* A live reader of the shard (record -o -) now knows it has it all. */
@@ -611,13 +614,13 @@ void writer__stop(struct writer *w)
 	writer__wake(w);
 }
 
-/* ring.ext and aux->overwrite are set before the thread starts and never change. */
+/* The AUX areas and aux->overwrite are set before the thread starts and never change. */
 static bool writer__request_aux(struct writer *w)
 {
 	bool any = false;
 
-	for (size_t i = 0; i < w->p.nr_rings; i++) {
-		struct aux_ring *a = w->p.rings[i].ext;
+	for (size_t i = 0; i < w->p.nr_maps; i++) {
+		struct aux_ring *a = evlist_mmap__aux(&w->p.maps[i]);
 
 		if (a && a->overwrite) {
 			aux_ring__request_snapshot(a);

@@ -10,13 +10,14 @@
 
 #include "numa/numa.h"
 #include "recorder/perfdata/shard.h"
-#include "ringbuf/ringbuf.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
+
+struct evlist_mmap; /* recorder/events/evlist.h */
 
 /* What rotation shares with the writers; outlives them. */
 struct writer_rotate {
@@ -31,8 +32,8 @@ struct writer_rotate {
 struct writer_params {
 	unsigned idx;
 	const struct plan_group *group; /* CPUs and node; outlives the writer */
-	struct ring *rings;             /* the group's rings; owned by the writer from start */
-	size_t nr_rings;
+	struct evlist_mmap *maps;       /* the group's rings and AUX areas; owned from start */
+	size_t nr_maps;
 	int dirfd;                      /* shard directory */
 	clockid_t clockid;              /* the events' clock, for pass watermarks */
 	int idle_ms;                    /* poll timeout: an idle pass every this often */

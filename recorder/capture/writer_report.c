@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "recorder/capture/writer_report.h"
 #include "recorder/util/log.h"
+/* Ring pressure is a ring statistic: the ring's layout. */
+#include "ringbuf/ring_internal.h"
 
 #include <string.h>
 #include <unistd.h>
@@ -33,7 +35,7 @@ uint64_t writer_report__lost(const struct evlist *l, const int *cpus, size_t nr_
 }
 
 void writer_report__stopped(size_t idx, const struct writer_stats *st,
-			    const struct plan_group *grp, const struct ring *rings,
+			    const struct plan_group *grp, const struct evlist_mmap *maps,
 			    const struct evlist *l)
 {
 	double after = st->err_time > st->start_time ? (st->err_time - st->start_time) / 1e9 : 0;
@@ -41,7 +43,7 @@ void writer_report__stopped(size_t idx, const struct writer_stats *st,
 	char cpus[256];
 
 	for (size_t i = 0; i < grp->nr_cpus; i++)
-		unread += ring__pending(&rings[i]);
+		unread += ring__pending(&maps[i].core);
 	cpulist__format(grp->cpus, grp->nr_cpus, cpus, sizeof(cpus));
 	/*
 	 * Nobody reads those rings any more: what the kernel could not put in
@@ -78,12 +80,14 @@ double ring_pressure__pct(const struct ring_pressure *hw)
 	return hw->cpu >= 0 && hw->size ? 100.0 * hw->fill / hw->size : 0;
 }
 
-void writer_report__high_water(const struct ring *rings, size_t n, struct ring_pressure *hw)
+void writer_report__high_water(const struct evlist_mmap *maps, size_t n,
+			       struct ring_pressure *hw)
 {
 	*hw = (struct ring_pressure){.cpu = -1};
 	for (size_t i = 0; i < n; i++) {
-		struct ring_pressure r = {rings[i].cpu, rings[i].fill_max, rings[i].size,
-					  rings[i].fill_max_time};
+		const struct ring *ring = &maps[i].core;
+		struct ring_pressure r = {ring->cpu, ring->fill_max, ring->size,
+					  ring->fill_max_time};
 
 		if (r.fill && ring_pressure__worse(&r, hw))
 			*hw = r;

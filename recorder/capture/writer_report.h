@@ -26,13 +26,13 @@ uint64_t writer_report__lost(const struct evlist *l, const int *cpus, size_t nr_
 
 /*
  * Logs (pr_err) one line on writer @idx of @grp, which stopped with st->err;
- * @rings are its rings (grp->nr_cpus), whose unread bytes are lost too.
+ * @maps are its rings (grp->nr_cpus), whose unread bytes are lost too.
  */
 void writer_report__stopped(size_t idx, const struct writer_stats *st,
-			    const struct plan_group *grp, const struct ring *rings,
+			    const struct plan_group *grp, const struct evlist_mmap *maps,
 			    const struct evlist *l);
 
-/* A high-water mark: the fullest read of a ring (ringbuf.h, fill_max). */
+/* A high-water mark: the fullest read of a ring (ring_internal.h, fill_max). */
 struct ring_pressure {
 	int cpu;       /* the ring's CPU; -1 when no read found data */
 	uint64_t fill; /* bytes between data_tail and data_head at that read */
@@ -41,10 +41,11 @@ struct ring_pressure {
 };
 
 /*
- * The fullest of @rings by share of its size (ties: the earlier), or cpu -1.
- * Read the rings only once their writer has been joined.
+ * The fullest ring of @maps by share of its size (ties: the earlier), or
+ * cpu -1. Read the rings only once their writer has been joined.
  */
-void writer_report__high_water(const struct ring *rings, size_t n, struct ring_pressure *hw);
+void writer_report__high_water(const struct evlist_mmap *maps, size_t n,
+			       struct ring_pressure *hw);
 /* True if @a is fuller, as a share of its ring, than @b. */
 bool ring_pressure__fuller(const struct ring_pressure *a, const struct ring_pressure *b);
 /* Fuller than @b, or as full and earlier: the one to name. */

@@ -223,8 +223,8 @@ int evlist__set_target(struct evlist *l, const int *cpus, size_t nr_cpus, const 
 	l->cpus = malloc(nr_cpus * sizeof(*cpus));
 	l->threads = malloc(nr_threads * sizeof(*threads));
 	l->fds = malloc(l->nr * nr_cpus * nr_threads * sizeof(int));
-	l->rings = calloc(nr_cpus, sizeof(*l->rings));
-	if (!l->cpus || !l->threads || !l->fds || !l->rings)
+	l->mmaps = calloc(nr_cpus, sizeof(*l->mmaps));
+	if (!l->cpus || !l->threads || !l->fds || !l->mmaps)
 		return -ENOMEM;
 	memcpy(l->cpus, cpus, nr_cpus * sizeof(*cpus));
 	memcpy(l->threads, threads, nr_threads * sizeof(*threads));
@@ -453,25 +453,23 @@ static int redirect_cpu(struct evlist *l, size_t c, int owner, char *err, size_t
 	return 0;
 }
 
-/* The AUX area of CPU @c's ring, owned by its writer through ring.ext. */
+/* The AUX area of CPU @c, next to its ring in l->mmaps[c]; its writer reads both. */
 static int evlist__mmap_aux(struct evlist *l, size_t c, char *err, size_t errlen)
 {
+	struct evlist_mmap *m = &l->mmaps[c];
 	int ret;
 
 	if (!l->aux_pages)
 		return 0;
-	if (!l->aux && !(l->aux = calloc(l->nr_cpus, sizeof(*l->aux))))
-		return -ENOMEM;
-	ret = aux_ring__mmap(&l->aux[c], &l->rings[c], l->aux_pages, l->aux_snapshot);
+	ret = aux_ring__mmap(&m->aux, &m->core, l->aux_pages, l->aux_snapshot);
 	if (ret) {
 		snprintf(err, errlen, "%s: AUX area mmap of %zu pages on CPU %d failed: %s (see -m DATA,AUX)",
 			 l->evsel[l->aux_evsel].ev.name, l->aux_pages, l->cpus[c], strerror(-ret));
 		return ret;
 	}
-	l->aux[c].idx = c;
-	if (l->aux_snap_size && l->aux_snap_size < l->aux[c].size)
-		l->aux[c].snap_size = l->aux_snap_size;
-	l->rings[c].ext = &l->aux[c];
+	m->aux.idx = c;
+	if (l->aux_snap_size && l->aux_snap_size < m->aux.size)
+		m->aux.snap_size = l->aux_snap_size;
 	return 0;
 }
 
@@ -485,7 +483,7 @@ int evlist__mmap(struct evlist *l, size_t pages, char *err, size_t errlen)
 			snprintf(err, errlen, "CPU %d: no event could be opened", l->cpus[c]);
 			return -ENODEV;
 		}
-		ret = ring__mmap(&l->rings[c], owner, l->cpus[c], pages, l->backward);
+		ret = ring__mmap(&l->mmaps[c].core, owner, l->cpus[c], pages, l->backward);
 		if (ret) {
 			snprintf(err, errlen,
 				 "mmap of %zu pages on CPU %d failed: %s (see -m and "
@@ -681,11 +679,10 @@ int evlist__group_desc(const struct evlist *l, struct pfile_featset *fs)
 void evlist__release(struct evlist *l)
 {
 	sample_config__release(l);
-	for (size_t c = 0; l->aux && c < l->nr_cpus; c++)
-		aux_ring__munmap(&l->aux[c]);
-	free(l->aux);
-	for (size_t c = 0; l->rings && c < l->nr_cpus; c++)
-		ring__munmap(&l->rings[c]);
+	for (size_t c = 0; l->mmaps && c < l->nr_cpus; c++) {
+		aux_ring__munmap(&l->mmaps[c].aux);
+		ring__munmap(&l->mmaps[c].core);
+	}
 	for (size_t i = 0; l->fds && i < l->nr * l->nr_cpus * l->nr_threads; i++)
 		if (l->fds[i] >= 0)
 			close(l->fds[i]);
@@ -695,6 +692,6 @@ void evlist__release(struct evlist *l)
 	free(l->cpus);
 	free(l->threads);
 	free(l->fds);
-	free(l->rings);
+	free(l->mmaps);
 	memset(l, 0, sizeof(*l));
 }

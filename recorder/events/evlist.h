@@ -12,10 +12,33 @@
 #include "recorder/perfdata/pfile.h"
 #include "recorder/perfdata/recbuf.h"
 #include "recorder/events/record_opts.h"
-#include "ringbuf/ringbuf.h"
+/*
+ * struct evlist_mmap embeds a ring: its layout, as perf's util/mmap.h
+ * includes libperf's internal/mmap.h.
+ */
+#include "ringbuf/ring_internal.h"
 #include "aux/aux.h"
 
 #include <sys/types.h>
+
+/*
+ * One CPU's mapping: the ring and the AUX area next to it, composed as
+ * perf's struct mmap holds its perf_mmap and auxtrace_mmap. aux is zeroed
+ * when the CPU has no AUX area: ask evlist_mmap__aux.
+ */
+struct evlist_mmap {
+	struct ring core;
+	struct aux_ring aux;
+};
+
+/*
+ * @m's AUX area, NULL if it has none: aux.data is set only by a successful
+ * aux_ring__mmap or aux_ring__init_mem, and cleared by aux_ring__munmap.
+ */
+static inline struct aux_ring *evlist_mmap__aux(struct evlist_mmap *m)
+{
+	return m->aux.data ? &m->aux : NULL;
+}
 
 struct evsel {
 	struct evparse_event ev; /* attr fully configured by evlist__configure */
@@ -32,9 +55,8 @@ struct evlist {
 	pid_t *threads; /* {-1} when system-wide */
 	size_t nr_threads;
 	int *fds;       /* [(e * nr_cpus + c) * nr_threads + t] */
-	struct ring *rings; /* nr_cpus */
-	struct aux_ring *aux; /* nr_cpus AUX areas when an event is on an AUX PMU, else NULL */
-	size_t aux_pages;     /* their size in pages, 0 = no AUX event */
+	struct evlist_mmap *mmaps; /* nr_cpus: each CPU's ring and AUX area */
+	size_t aux_pages;     /* AUX area size in pages, 0 = no AUX event (no AUX areas) */
 	int aux_evsel;        /* index of the AUX event, -1 if none */
 	bool aux_snapshot;    /* -S: AUX areas in overwrite mode, read on request */
 	uint64_t aux_snap_size; /* -S bytes per snapshot and area, 0 = the whole area */

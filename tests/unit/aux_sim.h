@@ -3,7 +3,7 @@
  * The kernel's side of a perf ring and AUX area, simulated on caller memory
  * for the unit tests that drive the real writer thread over AUX
  * (test_aux_merge.c, test_aux_snapshot.c): per simulated CPU a control
- * page, a data ring and an AUX area wired into a struct ring / aux_ring,
+ * page, a data ring and an AUX area composed in a struct evlist_mmap,
  * a producer that writes trace bytes of a known pattern, PERF_RECORD_AUX
  * and samples the way the kernel does, the shard directory with a
  * header.data whose prologue is an Intel PT AUXTRACE_INFO, and the checks
@@ -26,8 +26,10 @@
 #include "recorder/merge/merge.h"
 #include "recorder/perfdata/pfile.h"
 #include "recorder/capture/writer.h"
+#include "recorder/events/evlist.h"
 #include "ringbuf/ring_order.h"
-#include "ringbuf/ringbuf.h"
+/* The simulation sets up rings on caller memory (ring__init_mem): internals. */
+#include "ringbuf/ring_internal.h"
 
 #include <fcntl.h>
 #include <sched.h>
@@ -40,12 +42,14 @@
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME)
 #define AUX_SIM_WAIT_NS 10000000000ULL /* the writer drains within a pass: 10 s is a hang */
 
-/* One simulated CPU: its control page, data ring and AUX area, and the producer's heads. */
+/*
+ * One simulated CPU: the memory of its control page, data ring and AUX
+ * area (read through sim->maps), and the producer's heads.
+ */
 struct aux_sim_cpu {
 	struct perf_event_mmap_page *pc;
 	unsigned char *data, *aux;
 	uint64_t data_size, aux_size; /* powers of two */
-	struct aux_ring a;
 	uint64_t head, aux_head;
 };
 
@@ -56,7 +60,7 @@ struct aux_sim {
 	int cpus[AUX_SIM_NR_CPUS];
 	struct plan_group group; /* all the CPUs, one writer */
 	struct aux_sim_cpu cpu[AUX_SIM_NR_CPUS];
-	struct ring rings[AUX_SIM_NR_CPUS];
+	struct evlist_mmap maps[AUX_SIM_NR_CPUS]; /* what the writer reads */
 };
 
 /* Trace byte at AUX position @pos of @cpu: never zero, so padding stands out. */
@@ -68,7 +72,7 @@ static inline unsigned char aux_sim_pat(int cpu, uint64_t pos)
 /*
  * A fresh shard directory /tmp/shardrec-@tag.XXXXXX, opened; each CPU's
  * control page, data ring (@data_size) and zeroed AUX area (@aux_size,
- * overwrite mode if @overwrite), wired into sim->rings: CPU c, AUX index c,
+ * overwrite mode if @overwrite), in sim->maps: CPU c, AUX index c,
  * sample id @ids[c]. aux_sim_release() undoes it all.
  */
 static inline void aux_sim_setup(struct aux_sim *sim, const char *tag,
@@ -83,6 +87,7 @@ static inline void aux_sim_setup(struct aux_sim *sim, const char *tag,
 	sim->group = (struct plan_group){.cpus = sim->cpus, .nr_cpus = AUX_SIM_NR_CPUS, .node = -1};
 	for (int c = 0; c < AUX_SIM_NR_CPUS; c++) {
 		struct aux_sim_cpu *s = &sim->cpu[c];
+		struct evlist_mmap *m = &sim->maps[c];
 
 		sim->ids[c] = ids[c];
 		sim->cpus[c] = c;
@@ -95,24 +100,23 @@ static inline void aux_sim_setup(struct aux_sim *sim, const char *tag,
 		memset(s->aux, 0, aux_size);
 		s->data_size = data_size;
 		s->aux_size = aux_size;
-		assert_int_equal(ring__init_mem(&sim->rings[c], s->pc, s->data, data_size), 0);
-		assert_int_equal(aux_ring__init_mem(&s->a, s->pc, s->aux, aux_size, overwrite), 0);
+		assert_int_equal(ring__init_mem(&m->core, s->pc, s->data, data_size), 0);
+		assert_int_equal(aux_ring__init_mem(&m->aux, s->pc, s->aux, aux_size, overwrite), 0);
 		/*
 		 * The writer probes data[0] at start (writer__query_ring_nodes): start
 		 * past it, so the producer reaches it only after the writer's first pass.
 		 */
 		s->head = s->pc->data_head = s->pc->data_tail = 64;
-		s->a.idx = c;
-		s->a.cpu = c;
-		sim->rings[c].cpu = c;
-		sim->rings[c].ext = &s->a;
+		m->aux.idx = c;
+		m->aux.cpu = c;
+		m->core.cpu = c;
 	}
 }
 
 static inline void aux_sim_release(struct aux_sim *sim)
 {
 	for (int c = 0; c < AUX_SIM_NR_CPUS; c++) {
-		aux_ring__munmap(&sim->cpu[c].a);
+		aux_ring__munmap(&sim->maps[c].aux);
 		free(sim->cpu[c].pc);
 		free(sim->cpu[c].data);
 		free(sim->cpu[c].aux);
@@ -129,8 +133,8 @@ static inline void aux_sim_release(struct aux_sim *sim)
 static inline struct writer_params aux_sim_writer_params(struct aux_sim *sim, int zlevel,
 							  int idle_ms)
 {
-	return (struct writer_params){.idx = 0, .group = &sim->group, .rings = sim->rings,
-				      .nr_rings = AUX_SIM_NR_CPUS, .dirfd = sim->dirfd,
+	return (struct writer_params){.idx = 0, .group = &sim->group, .maps = sim->maps,
+				      .nr_maps = AUX_SIM_NR_CPUS, .dirfd = sim->dirfd,
 				      .clockid = CLOCK_MONOTONIC, .idle_ms = idle_ms,
 				      .zlevel = zlevel};
 }

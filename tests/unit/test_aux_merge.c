@@ -83,7 +83,7 @@ static void record(struct t *t, int zlevel)
 	assert_int_equal(writer__join(w), 0);
 	writer__delete(w);
 	for (int c = 0; c < NR_CPUS; c++) {
-		assert_int_equal(t->sim.cpu[c].a.tail, t->sim.cpu[c].aux_head);
+		assert_int_equal(t->sim.maps[c].aux.tail, t->sim.cpu[c].aux_head);
 		assert_int_equal(t->sim.cpu[c].pc->aux_tail, t->sim.cpu[c].aux_head);
 	}
 }

@@ -113,7 +113,7 @@ static void sim_setup(struct t *t, const struct scenario *sc)
 {
 	aux_sim_setup(&t->sim, "auxs", ids, DATA_SIZE, AUX_SIZE, true);
 	for (int c = 0; c < NR_CPUS; c++) {
-		struct aux_ring *a = &t->sim.cpu[c].a;
+		struct aux_ring *a = &t->sim.maps[c].aux;
 
 		assert_int_equal(a->snap_size, AUX_SIZE);
 		a->snap_size = sc->snap_size;
@@ -228,15 +228,16 @@ static void record(struct t *t, const struct scenario *sc)
 	writer__delete(w);
 	for (int c = 0; c < NR_CPUS; c++) {
 		struct aux_sim_cpu *s = &t->sim.cpu[c];
+		const struct aux_ring *a = &t->sim.maps[c].aux;
 		struct model *m = &t->m[c];
 
 		/* Every request served, once; the kernel's aux_tail left alone. */
-		assert_int_equal(s->a.snap_req, m->requests);
-		assert_int_equal(s->a.snap_done, m->requests);
-		assert_int_equal(s->a.tail, m->snap_head);
-		assert_int_equal(s->a.lost, m->lost);
-		assert_int_equal(s->a.bytes, m->taken);
-		assert_int_equal(s->a.records, m->nr_want);
+		assert_int_equal(a->snap_req, m->requests);
+		assert_int_equal(a->snap_done, m->requests);
+		assert_int_equal(a->tail, m->snap_head);
+		assert_int_equal(a->lost, m->lost);
+		assert_int_equal(a->bytes, m->taken);
+		assert_int_equal(a->records, m->nr_want);
 		assert_int_equal(s->pc->aux_tail, 0);
 		assert_int_equal(s->pc->data_tail, s->head);
 	}
@@ -404,7 +405,7 @@ static void test_snapshot_ret(void **state)
 {
 	struct t t = {.sim.dirfd = -1};
 	struct writer_params p;
-	struct aux_ring fwd;
+	struct aux_ring fwd, snap[AUX_SIM_NR_CPUS];
 	unsigned char fwd_data[64];
 	struct perf_event_mmap_page fwd_pc = {0};
 	struct writer *w;
@@ -414,8 +415,11 @@ static void test_snapshot_ret(void **state)
 	p = aux_sim_writer_params(&t.sim, 0, 1);
 	assert_int_equal(aux_ring__init_mem(&fwd, &fwd_pc, fwd_data, sizeof(fwd_data), false), 0);
 
-	/* No AUX area, no --overwrite. */
-	t.sim.rings[0].ext = t.sim.rings[1].ext = NULL;
+	/* No AUX area, no --overwrite. The snapshot-mode areas wait aside. */
+	for (int c = 0; c < AUX_SIM_NR_CPUS; c++) {
+		snap[c] = t.sim.maps[c].aux;
+		t.sim.maps[c].aux = (struct aux_ring){0};
+	}
 	p.idx = 0;
 	w = writer__new(&p);
 	assert_non_null(w);
@@ -423,12 +427,12 @@ static void test_snapshot_ret(void **state)
 	writer__delete(w);
 
 	/* A normal-mode AUX area has nothing to snapshot: no request is counted. */
-	t.sim.rings[0].ext = &fwd;
+	t.sim.maps[0].aux = fwd;
 	p.idx = 1;
 	w = writer__new(&p);
 	assert_non_null(w);
 	assert_false(writer__snapshot(w));
-	assert_int_equal(fwd.snap_req, 0);
+	assert_int_equal(t.sim.maps[0].aux.snap_req, 0);
 	writer__delete(w);
 
 	/* --overwrite rings, no AUX area in snapshot mode. */
@@ -437,22 +441,24 @@ static void test_snapshot_ret(void **state)
 	w = writer__new(&p);
 	assert_non_null(w);
 	assert_true(writer__snapshot(w));
-	assert_int_equal(fwd.snap_req, 0);
+	assert_int_equal(t.sim.maps[0].aux.snap_req, 0);
 	writer__delete(w);
 
 	/* One AUX area in overwrite mode among the rings: only it is asked. */
 	p.overwrite = false;
-	t.sim.rings[1].ext = &t.sim.cpu[1].a;
+	t.sim.maps[1].aux = snap[1];
 	p.idx = 3;
 	w = writer__new(&p);
 	assert_non_null(w);
 	assert_true(writer__snapshot(w));
 	assert_true(writer__snapshot(w));
-	assert_int_equal(t.sim.cpu[1].a.snap_req, 2);
-	assert_int_equal(t.sim.cpu[0].a.snap_req, 0);
-	assert_int_equal(fwd.snap_req, 0);
+	assert_int_equal(t.sim.maps[1].aux.snap_req, 2);
+	assert_int_equal(snap[0].snap_req, 0);
+	assert_int_equal(t.sim.maps[0].aux.snap_req, 0);
 	writer__delete(w);
 
+	/* Back in place, for aux_sim_release to free. */
+	t.sim.maps[0].aux = snap[0];
 	aux_ring__munmap(&fwd);
 	aux_sim_release(&t.sim);
 }
@@ -507,12 +513,12 @@ static void test_snapshot_wakes(void **state)
 	writer__stop(w);
 	assert_int_equal(writer__join(w), 0);
 	writer__delete(w);
-	assert_int_equal(t.sim.cpu[0].a.snap_done, 1);
-	assert_int_equal(t.sim.cpu[0].a.records, 1);
-	assert_int_equal(t.sim.cpu[0].a.bytes, 1000);
-	assert_int_equal(t.sim.cpu[0].a.lost, 0);
-	assert_int_equal(t.sim.cpu[1].a.snap_done, 1);
-	assert_int_equal(t.sim.cpu[1].a.records, 0);
+	assert_int_equal(t.sim.maps[0].aux.snap_done, 1);
+	assert_int_equal(t.sim.maps[0].aux.records, 1);
+	assert_int_equal(t.sim.maps[0].aux.bytes, 1000);
+	assert_int_equal(t.sim.maps[0].aux.lost, 0);
+	assert_int_equal(t.sim.maps[1].aux.snap_done, 1);
+	assert_int_equal(t.sim.maps[1].aux.records, 0);
 	aux_sim_release(&t.sim);
 }
 

@@ -16,7 +16,8 @@
 #include <cmocka.h>
 
 #include "ringbuf/ring_order.h"
-#include "ringbuf/ringbuf.h"
+/* Rings on caller memory, their statistics and the test-only calls: internals. */
+#include "ringbuf/ring_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>

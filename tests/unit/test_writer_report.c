@@ -11,17 +11,20 @@
 #include <cmocka.h>
 
 #include "recorder/capture/writer_report.h"
+/* The marks are set by hand in the rings' statistics: internals. */
+#include "ringbuf/ring_internal.h"
 
 #include <string.h>
 
-static struct ring mk_ring(int cpu, uint64_t size, uint64_t fill, uint64_t time)
+static struct evlist_mmap mk_ring(int cpu, uint64_t size, uint64_t fill, uint64_t time)
 {
-	return (struct ring){.cpu = cpu, .size = size, .fill_max = fill, .fill_max_time = time};
+	return (struct evlist_mmap){
+		.core = {.cpu = cpu, .size = size, .fill_max = fill, .fill_max_time = time}};
 }
 
 static void test_high_water_none(void **state)
 {
-	struct ring r[2] = {mk_ring(0, 4096, 0, 0), mk_ring(1, 4096, 0, 0)};
+	struct evlist_mmap r[2] = {mk_ring(0, 4096, 0, 0), mk_ring(1, 4096, 0, 0)};
 	struct ring_pressure hw;
 
 	(void)state;
@@ -35,8 +38,8 @@ static void test_high_water_none(void **state)
 /* By share of the ring, not bytes; among equals the earliest. */
 static void test_high_water_pick(void **state)
 {
-	struct ring r[4] = {mk_ring(0, 8192, 4096, 5), mk_ring(2, 4096, 3072, 9),
-			    mk_ring(5, 4096, 3072, 7), mk_ring(7, 4096, 1000, 1)};
+	struct evlist_mmap r[4] = {mk_ring(0, 8192, 4096, 5), mk_ring(2, 4096, 3072, 9),
+				   mk_ring(5, 4096, 3072, 7), mk_ring(7, 4096, 1000, 1)};
 	struct ring_pressure hw;
 
 	(void)state;

@@ -29,7 +29,7 @@ static void setup_dirs(struct t *t)
 
 	aux_sim_setup(&t->sim, "switch", ids, 1 << 14, 4096, false);
 	for (int c = 0; c < AUX_SIM_NR_CPUS; c++)
-		t->sim.rings[c].ext = NULL; /* data rings only */
+		aux_ring__munmap(&t->sim.maps[c].aux); /* data rings only: no AUX area */
 	t->dirfd[0] = t->sim.dirfd;
 	for (int d = 1; d < NR_DIRS; d++) {
 		snprintf(t->dir[d], sizeof(t->dir[d]), "/tmp/shardrec-switch%d.XXXXXX", d);
