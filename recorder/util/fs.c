@@ -128,35 +128,6 @@ int filename__read_str(const char *path, char **out)
 	return filename__read_all(path, 0, out, &size);
 }
 
-static const char *tracefs__find(void)
-{
-	static const char *const roots[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
-	char path[64];
-	struct stat st;
-
-	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
-		snprintf(path, sizeof(path), "%s/events", roots[i]);
-		if (!stat(path, &st) && S_ISDIR(st.st_mode))
-			return roots[i];
-	}
-	return NULL;
-}
-
-const char *tracefs__mountpoint(void)
-{
-	const char *root = tracefs__find();
-
-	/*
-	 * A fresh boot may have no tracefs mounted at all (systemd mounts it
-	 * on first access, a minimal init does not). perf's tracefs__mount()
-	 * mounts it then; so do we. Without privileges the mount fails and
-	 * the caller says "tracefs not found".
-	 */
-	if (!root && !mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL))
-		root = tracefs__find();
-	return root;
-}
-
 /* The first @fstype mount of /proc/self/mounts into @buf. 0 / -ENOENT. */
 static int mounts__find(const char *fstype, char *buf, size_t len)
 {
@@ -173,6 +144,41 @@ static int mounts__find(const char *fstype, char *buf, size_t len)
 	if (f)
 		fclose(f);
 	return ret;
+}
+
+/*
+ * The usual places first, then wherever /proc/self/mounts says tracefs is
+ * (perf's tracefs__mountpoint does the same). The main thread's: the
+ * static buffer is written once.
+ */
+static const char *tracefs__find(void)
+{
+	static const char *const roots[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
+	static char mounted[4096];
+	char path[64];
+	struct stat st;
+
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		snprintf(path, sizeof(path), "%s/events", roots[i]);
+		if (!stat(path, &st) && S_ISDIR(st.st_mode))
+			return roots[i];
+	}
+	return mounts__find("tracefs", mounted, sizeof(mounted)) ? NULL : mounted;
+}
+
+const char *tracefs__mountpoint(void)
+{
+	const char *root = tracefs__find();
+
+	/*
+	 * A fresh boot may have no tracefs mounted at all (systemd mounts it
+	 * on first access, a minimal init does not). perf's tracefs__mount()
+	 * mounts it then; so do we. Without privileges the mount fails and
+	 * the caller says "tracefs not found".
+	 */
+	if (!root && !mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL))
+		root = tracefs__find();
+	return root;
 }
 
 const char *cgroup2__mountpoint(char *buf, size_t len)

@@ -35,9 +35,10 @@ int filename__read_str(const char *path, char **out);
 
 /*
  * Where tracefs is mounted: /sys/kernel/tracing, else the debugfs one (the
- * first whose events/ is a directory), as perf's tracefs__mountpoint().
- * When neither is, mounts tracefs on /sys/kernel/tracing as perf's
- * tracing_path_mount() does (root only); NULL when that fails too.
+ * first whose events/ is a directory), else where /proc/self/mounts has a
+ * tracefs, as perf's tracefs__mountpoint(). When none is, mounts tracefs
+ * on /sys/kernel/tracing as perf's tracing_path_mount() does (root only);
+ * NULL when that fails too.
  */
 const char *tracefs__mountpoint(void);
 /*

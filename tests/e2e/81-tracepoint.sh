@@ -83,3 +83,26 @@ if [ "$(id -u)" = 0 ] && umount /sys/kernel/tracing 2>/dev/null; then
 else
 	echo "tracefs busy or not root: the mount is not tried"
 fi
+
+# tracefs mounted elsewhere only: found through /proc/self/mounts, as perf's
+# tracefs__mountpoint finds it, not mounted a second time on
+# /sys/kernel/tracing. In a mount namespace of its own, so the host's
+# mounts are untouched.
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
+	mkdir tfs
+	rc=0
+	unshare -m sh -c "
+		umount /sys/kernel/debug/tracing 2>/dev/null; umount /sys/kernel/tracing 2>/dev/null
+		umount /sys/kernel/debug 2>/dev/null
+		[ ! -e /sys/kernel/tracing/events ] && [ ! -e /sys/kernel/debug/tracing/events ] || exit 77
+		mount -t tracefs nodev '$TMP/tfs' || exit 77
+		'$SHARDREC' record -q -e sched:sched_switch -o elsewhere.data -- sleep 0.1 >/dev/null 2>rec.err || exit 1
+		! grep -q ' /sys/kernel/tracing tracefs ' /proc/self/mounts || exit 2" || rc=$?
+	case $rc in
+	0) check_perf_file elsewhere.data
+	   echo "tracefs mounted only on a directory of its own: found in /proc/self/mounts" ;;
+	77) echo "tracefs could not be moved in a mount namespace: not tried" ;;
+	2) fail "tracefs mounted elsewhere: shardrec mounted it again instead of finding it" ;;
+	*) cat rec.err; fail "sched:sched_switch with tracefs mounted elsewhere: exit $rc" ;;
+	esac
+fi
