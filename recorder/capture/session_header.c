@@ -2,6 +2,8 @@
 /* The shard directory and header.data: attrs, ids, features and synthesized records. */
 #include "recorder/capture/session_internal.h"
 #include "recorder/util/fs.h"
+#include "recorder/perfdata/pfile_feat.h"
+#include "recorder/perfdata/pfile_write.h"
 
 /* ---- shard directory and header.data ---- */
 

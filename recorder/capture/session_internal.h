@@ -22,7 +22,6 @@
 #include "recorder/capture/membudget.h"
 #include "recorder/capture/pipe_out.h"
 #include "recorder/merge/merge.h"
-#include "recorder/perfdata/pfile.h"
 #include "recorder/events/privs_open.h"
 #include "recorder/perfdata/recbuf.h"
 #include "recorder/capture/record_ctl.h"

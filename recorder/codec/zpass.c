@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "recorder/codec/zpass.h"
 #include "numa/numa.h"
-#include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/pfile_sample.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>

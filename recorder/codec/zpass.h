@@ -17,7 +17,7 @@
 #ifndef SHARDREC_ZPASS_H
 #define SHARDREC_ZPASS_H
 
-#include "recorder/perfdata/shard.h" /* ZPASS_SEGMENT, ZPASS_MMAP_LEN, ZPASS_REC_MAX */
+#include "recorder/perfdata/shard_format.h" /* ZPASS_SEGMENT, ZPASS_MMAP_LEN, ZPASS_REC_MAX */
 
 #include <stddef.h>
 #include <stdint.h>

@@ -6,7 +6,7 @@
  */
 #include "recorder/codec/zunpass.h"
 #include "recorder/codec/zpass.h"
-#include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/pfile_sample.h"
 
 #include <errno.h>
 #include <stdbool.h>

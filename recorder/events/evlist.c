@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "recorder/events/evlist.h"
+#include "recorder/perfdata/pfile_feat.h"
 #include "recorder/util/fs.h"
 #include "recorder/util/log.h"
 

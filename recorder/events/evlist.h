@@ -9,7 +9,7 @@
 #define SHARDREC_EVLIST_H
 
 #include "recorder/events/evparse.h"
-#include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/pfile_sample.h"
 #include "recorder/perfdata/recbuf.h"
 #include "recorder/events/record_opts.h"
 /*

@@ -10,6 +10,7 @@
  */
 #include "recorder/header/buildid.h"
 #include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/pfile_write.h"
 #include "recorder/util/fs.h"
 
 #include <elf.h>

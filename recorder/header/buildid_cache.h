@@ -31,7 +31,7 @@
 #ifndef SHARDREC_BUILDID_CACHE_H
 #define SHARDREC_BUILDID_CACHE_H
 
-#include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/pfile_feat.h"
 
 #include <stddef.h>
 #include <stdint.h>

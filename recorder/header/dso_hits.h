@@ -7,7 +7,8 @@
 #ifndef SHARDREC_DSO_HITS_H
 #define SHARDREC_DSO_HITS_H
 
-#include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/pfile_feat.h"
+#include "recorder/perfdata/pfile_sample.h"
 #include "recorder/perfdata/phits.h"
 
 #include <stddef.h>

@@ -8,7 +8,7 @@
 #ifndef SHARDREC_SYNTH_H
 #define SHARDREC_SYNTH_H
 
-#include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/pfile_sample.h"
 #include "recorder/perfdata/recbuf.h"
 
 #include <sys/types.h>

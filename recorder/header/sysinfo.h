@@ -9,7 +9,7 @@
 #ifndef SHARDREC_SYSINFO_H
 #define SHARDREC_SYSINFO_H
 
-#include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/pfile_format.h"
 
 #define SHARDREC_VERSION "0.1.0"
 /* HEADER_VERSION: the perf version the format follows, then ours. */

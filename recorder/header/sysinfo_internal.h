@@ -8,6 +8,7 @@
 
 #include "recorder/header/sysinfo.h"
 #include "recorder/util/fs.h"
+#include "recorder/perfdata/pfile_feat.h"
 #include "recorder/perfdata/recbuf.h"
 
 #include <ctype.h>

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "recorder/header/tracing_data.h"
 #include "recorder/util/fs.h"
+#include "recorder/perfdata/pfile_feat.h"
 #include "recorder/perfdata/recbuf.h"
 
 #include <dirent.h>

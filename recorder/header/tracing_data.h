@@ -20,7 +20,7 @@
 #ifndef SHARDREC_TRACING_DATA_H
 #define SHARDREC_TRACING_DATA_H
 
-#include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/pfile_format.h"
 
 #include <stddef.h>
 

@@ -10,6 +10,8 @@
 #include "recorder/loss/loss.h"
 #include "recorder/perfdata/pdecode.h"
 #include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/pfile_sample.h"
+#include "recorder/perfdata/pfile_check.h"
 #include "recorder/perfdata/recbuf.h"
 
 #include <dirent.h>

@@ -4,7 +4,7 @@
  *
  * DIR/header.data  a perf.data written before recording: attrs, ids,
  *                  features, and the synthesized records as its data
- * DIR/shard.N      one per writer (recorder/perfdata/shard.h)
+ * DIR/shard.N      one per writer (recorder/perfdata/shard_format.h)
  * DIR/tail.raw     records for the end (LOST_SAMPLES), reserved when recording
  *                  starts and marked complete when it ends (perfdata/shard_tail.h);
  *                  without the mark the run is incomplete, said in merge_stats

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Output assembly: header.data, shards and tail.raw in, the perf.data with its features out. */
 #include "recorder/merge/merge_internal.h"
+#include "recorder/perfdata/pfile_feat.h"
+#include "recorder/perfdata/pfile_write.h"
 
 #include <sys/file.h>
 

@@ -9,10 +9,12 @@
 #include "recorder/merge/merge.h"
 #include "recorder/util/clock.h"
 #include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/pfile_sample.h"
+#include "recorder/perfdata/pfile_check.h"
+#include "recorder/perfdata/shard_reader.h"
+#include "recorder/perfdata/shard_tail.h"
 #include "recorder/perfdata/recbuf.h"
 #include "recorder/merge/pheap.h"
-#include "recorder/perfdata/shard.h"
-#include "recorder/perfdata/shard_tail.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -24,6 +24,7 @@
  * error for it.
  */
 #include "recorder/merge/merge_internal.h"
+#include "recorder/perfdata/pfile_write.h"
 
 #include <pthread.h>
 #include <signal.h>

@@ -11,6 +11,7 @@
  */
 #include "recorder/merge/merge_internal.h"
 #include "recorder/perfdata/pfile_pipe.h"
+#include "recorder/perfdata/pfile_feat.h"
 
 /* The features a pipe carries: header.data's, as perf's pipe mode sends them. */
 static int pipe_features(struct merger *m, struct pfile_featset *fs)

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * One recording, whole or not: every shard and tail file must carry
- * header.data's run id (perfdata/shard.h), each writer has one shard, and
+ * header.data's run id (perfdata/shard_format.h), each writer has one shard, and
  * tail.raw says whether the recorder finished (perfdata/shard_tail.h).
  */
 #include "recorder/merge/merge_internal.h"
+#include "recorder/perfdata/pfile_feat.h"
 
 /* What the output's CMDLINE ends with when the recorder did not finish. */
 #define MERGE_INCOMPLETE_NOTE "[shardrec: incomplete run]"

@@ -7,7 +7,9 @@
  * handlers trust their counts. Everything here is checked against the
  * record's own size so that no reader, perf or another, reads past it.
  */
+#include "recorder/perfdata/pfile_check.h"
 #include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/pfile_sample.h"
 #include "recorder/perfdata/pcursor.h"
 
 #include <errno.h>

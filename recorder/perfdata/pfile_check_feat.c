@@ -6,7 +6,9 @@
  * reading past the section, fixed BUFSIZ string buffers in trace_report):
  * here every count, length and string must lie inside its section.
  */
+#include "recorder/perfdata/pfile_check.h"
 #include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/pfile_feat.h"
 #include "recorder/perfdata/pcursor.h"
 
 #include <ctype.h>

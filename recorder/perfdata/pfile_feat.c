@@ -9,7 +9,7 @@
  * strings are do_write_string(): u32 length (strlen + 1 rounded up to
  * NAME_ALIGN) then the string zero-padded to that length.
  */
-#include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/pfile_feat.h"
 #include "recorder/perfdata/recbuf.h"
 
 #include <errno.h>

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* perf's pipe format: the records that stand in for the file header (pfile_pipe.h). */
 #include "recorder/perfdata/pfile_pipe.h"
+#include "recorder/perfdata/pfile_feat.h"
+#include "recorder/perfdata/pfile_write.h"
 
 #include <errno.h>
 #include <string.h>

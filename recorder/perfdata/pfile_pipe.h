@@ -22,7 +22,7 @@
 #ifndef SHARDREC_PFILE_PIPE_H
 #define SHARDREC_PFILE_PIPE_H
 
-#include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/pfile_format.h"
 #include "recorder/perfdata/recbuf.h"
 
 #include <stdbool.h>

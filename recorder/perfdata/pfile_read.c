@@ -9,6 +9,7 @@
  * this code also runs under a fuzzer and on files of killed recorders.
  */
 #include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/pfile_feat.h"
 #include "recorder/perfdata/pcursor.h"
 
 #include <errno.h>

@@ -8,7 +8,7 @@
  * CPU, IDENTIFIER }: IDENTIFIER is last so a reader can find the id without
  * knowing which event wrote the record (kernel perf_event_header__init_id).
  */
-#include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/pfile_sample.h"
 
 #include <string.h>
 

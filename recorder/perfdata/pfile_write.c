@@ -5,7 +5,8 @@
  * Everything goes through pwrite() at explicit offsets so the recorder can
  * rewrite the header while data is still being appended.
  */
-#include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/pfile_write.h"
+#include "recorder/perfdata/pfile_feat.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "recorder/perfdata/shard.h"
+#include "recorder/perfdata/shard_reader.h"
 #include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/pfile_sample.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "recorder/perfdata/shard_tail.h"
 #include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/pfile_write.h"
 
 #include <errno.h>
 #include <fcntl.h>

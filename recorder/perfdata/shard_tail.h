@@ -19,7 +19,7 @@
 #ifndef SHARDREC_SHARD_TAIL_H
 #define SHARDREC_SHARD_TAIL_H
 
-#include "recorder/perfdata/shard.h"
+#include "recorder/perfdata/shard_format.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -38,7 +38,7 @@ struct shard_tail_header {
 	uint64_t cap;  /* bytes reserved after the header */
 	uint64_t reserved[2];
 };
-/* Written and read whole, as the shard header (shard.h). */
+/* Written and read whole, as the shard header (shard_format.h). */
 _Static_assert(sizeof(struct shard_tail_header) == SHARD_TAIL_HEADER_SIZE, "tail header layout");
 _Static_assert(offsetof(struct shard_tail_header, run_id) == 16, "tail header: run id");
 _Static_assert(offsetof(struct shard_tail_header, used) == 32, "tail header: used");

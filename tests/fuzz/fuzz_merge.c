@@ -17,6 +17,9 @@
 #include "recorder/codec/zunpass.h"
 #include "recorder/merge/merge.h"
 #include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/pfile_check.h"
+#include "recorder/perfdata/pfile_feat.h"
+#include "recorder/perfdata/pfile_sample.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -7,6 +7,7 @@
  * the same seeds is fuzz_loss.
  */
 #include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/pfile_sample.h"
 #include "tests/fuzz/fuzz_util.h"
 
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * pass and, per plain pass, every chunk. Links libperfdata.a alone; ZPASS
  * payloads are fuzz_zshard's.
  */
-#include "recorder/perfdata/shard.h"
+#include "recorder/perfdata/shard_reader.h"
 #include "tests/fuzz/fuzz_util.h"
 
 #include <fcntl.h>

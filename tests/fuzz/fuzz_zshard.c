@@ -5,7 +5,7 @@
  * stated raw size, bounded as merge bounds it. Seeds: fuzz_shard's. The
  * plain reader alone is fuzz_shard (libperfdata.a only).
  */
-#include "recorder/perfdata/shard.h"
+#include "recorder/perfdata/shard_reader.h"
 #include "recorder/codec/zunpass.h"
 #include "tests/fuzz/fuzz_util.h"
 

@@ -25,6 +25,8 @@
 #include "recorder/codec/zunpass.h"
 #include "recorder/merge/merge.h"
 #include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/pfile_feat.h"
+#include "recorder/perfdata/pfile_write.h"
 #include "recorder/capture/writer.h"
 #include "recorder/events/evlist.h"
 #include "ringbuf/ring_order.h"

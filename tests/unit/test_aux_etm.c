@@ -19,7 +19,8 @@
 #include <cmocka.h>
 
 #include "aux/aux.h"
-#include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/pfile_feat.h"
+#include "recorder/perfdata/pfile_write.h"
 #include "unit_util.h"
 
 #include <errno.h>

@@ -21,7 +21,7 @@
 #include "aux/aux.h"
 #include "aux_sim.h"
 #include "recorder/merge/merge.h"
-#include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/pfile_format.h"
 #include "recorder/capture/writer.h"
 #include "ringbuf/ring_order.h"
 #include "unit_util.h"

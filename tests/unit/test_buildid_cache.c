@@ -8,7 +8,8 @@
  */
 #include "recorder/header/buildid.h"
 #include "recorder/header/buildid_cache.h"
-#include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/pfile_feat.h"
+#include "recorder/perfdata/pfile_write.h"
 
 #include <errno.h>
 #include <fcntl.h>

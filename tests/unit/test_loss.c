@@ -15,7 +15,9 @@
 #include "recorder/codec/zunpass.h"
 #include "recorder/cli/loss_print.h"
 #include "recorder/loss/loss.h"
-#include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/pfile_feat.h"
+#include "recorder/perfdata/pfile_sample.h"
+#include "recorder/perfdata/pfile_write.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -16,7 +16,11 @@
 #include "recorder/header/dso_hits.h"
 #include "recorder/merge/merge.h"
 #include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/pfile_feat.h"
+#include "recorder/perfdata/pfile_sample.h"
+#include "recorder/perfdata/pfile_write.h"
 #include "recorder/perfdata/shard.h"
+#include "recorder/perfdata/shard_reader.h"
 #include "recorder/perfdata/shard_tail.h"
 #include "unit_util.h"
 

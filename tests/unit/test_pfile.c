@@ -12,7 +12,11 @@
 #include <cmocka.h>
 
 #include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/pfile_check.h"
+#include "recorder/perfdata/pfile_feat.h"
 #include "recorder/perfdata/pfile_pipe.h"
+#include "recorder/perfdata/pfile_sample.h"
+#include "recorder/perfdata/pfile_write.h"
 #include "recorder/header/sysinfo.h"
 #include "unit_util.h"
 

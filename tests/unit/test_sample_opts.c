@@ -13,6 +13,7 @@
 #include "recorder/cli/cli_record.h"
 #include "recorder/events/record_opts.h"
 #include "recorder/header/tracing_data.h"
+#include "recorder/perfdata/pfile_feat.h"
 
 #include <errno.h>
 #include <setjmp.h>

@@ -13,8 +13,9 @@
 #include <cmocka.h>
 
 #include "recorder/perfdata/shard.h"
+#include "recorder/perfdata/shard_reader.h"
 #include "recorder/perfdata/shard_tail.h"
-#include "recorder/perfdata/pfile.h"
+#include "recorder/perfdata/pfile_format.h"
 #include "unit_util.h"
 
 #include <errno.h>

@@ -8,7 +8,7 @@
  */
 #include "aux_sim.h"
 
-#include "recorder/perfdata/shard.h"
+#include "recorder/perfdata/shard_reader.h"
 
 #include <sys/eventfd.h>
 
