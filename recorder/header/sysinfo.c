@@ -26,40 +26,6 @@ static int32_t read_topo_int(const char *sys, long cpu, const char *name)
 	return (int32_t)v;
 }
 
-/*
- * Calls @fn for every CPU number in a list like "0-3,8,10-11" that is below
- * @limit. Returns the count, or -EINVAL if the list is malformed.
- */
-long sysinfo__cpulist_for_each(const char *s, long limit, void (*fn)(long cpu, void *arg), void *arg)
-{
-	long count = 0;
-
-	while (*s) {
-		char *end;
-		long a = strtol(s, &end, 10), b = a, c;
-
-		if (end == s || a < 0)
-			return -EINVAL;
-		s = end;
-		if (*s == '-') {
-			b = strtol(s + 1, &end, 10);
-			if (end == s + 1 || b < a)
-				return -EINVAL;
-			s = end;
-		}
-		for (c = a; c <= b && c < limit; c++, count++)
-			if (fn)
-				fn(c, arg);
-		if (*s == ',')
-			s++;
-		else if (*s && !isspace((unsigned char)*s))
-			return -EINVAL;
-		else if (*s)
-			break;
-	}
-	return count;
-}
-
 /* perf's get_max_num(): the last number of a cpu list, plus one. */
 long sysinfo__cpulist_max(const char *s)
 {

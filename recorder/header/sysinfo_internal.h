@@ -31,7 +31,6 @@ struct sysinfo_ctx {
 	struct pfile_featset *fs;
 };
 
-long sysinfo__cpulist_for_each(const char *s, long limit, void (*fn)(long cpu, void *arg), void *arg);
 long sysinfo__cpulist_max(const char *s);
 int sysinfo__uname(struct sysinfo_ctx *c);
 int sysinfo__cpuinfo(struct sysinfo_ctx *c);

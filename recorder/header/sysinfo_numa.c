@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* NUMA_TOPOLOGY and MEM_TOPOLOGY: nodes, their CPUs and memory. */
+#include "numa/numa.h"
 #include "recorder/header/sysinfo_internal.h"
 
 /* ---- NUMA ---- */
@@ -38,10 +39,8 @@ static int numa_node__load(struct pfile_numa_node *n, const char *sys, long node
 	return n->cpus ? 0 : -ENOENT;
 }
 
-static void node_set__add(long node, void *arg)
+static void node_set__add(long node, struct node_set *m)
 {
-	struct node_set *m = arg;
-
 	if (!m->err)
 		m->err = numa_node__load(&m->n[m->nr++], m->sys, node);
 }
@@ -59,23 +58,26 @@ static int sysinfo__numa(struct sysinfo_ctx *c)
 {
 	char *online = filename__read_linef("%s/devices/system/node/online", c->sys);
 	struct node_set m = {.sys = c->sys};
-	long count;
+	int *nodes = NULL, count;
 	int ret = 0;
 
 	if (!online)
 		return 0;
-	count = sysinfo__cpulist_for_each(online, SYSINFO_MAX_CPUS, NULL, NULL);
+	/* A node list is a CPU list's syntax: numa/'s parser, the one there is. */
+	count = cpulist__parse(online, &nodes);
 	if (count <= 0)
 		goto out;
 	m.n = calloc(count, sizeof(*m.n));
 	ret = -ENOMEM;
 	if (!m.n)
 		goto out;
-	sysinfo__cpulist_for_each(online, SYSINFO_MAX_CPUS, node_set__add, &m);
+	for (int i = 0; i < count; i++)
+		node_set__add(nodes[i], &m);
 	/* perf drops the feature when a node can't be read */
 	ret = m.err ? 0 : pfile_feat__numa_topology(c->fs, m.n, m.nr);
 out:
 	node_set__free(&m);
+	free(nodes);
 	free(online);
 	return ret;
 }
