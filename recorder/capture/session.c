@@ -1,7 +1,44 @@
 // SPDX-License-Identifier: GPL-2.0
+#include "recorder/capture/session.h"
+#include "numa/numa.h"
+#include "recorder/capture/control.h"
+#include "recorder/capture/membudget.h"
+#include "recorder/capture/pipe_out.h"
+#include "recorder/capture/record_ctl.h"
 #include "recorder/capture/session_internal.h"
+#include "recorder/capture/target.h"
+#include "recorder/capture/workload.h"
+#include "recorder/capture/writer.h"
+#include "recorder/capture/writer_report.h"
+#include "recorder/codec/zunpass.h"
+#include "recorder/events/evlist.h"
+#include "recorder/events/privs_open.h"
+#include "recorder/events/record_opts.h"
+#include "recorder/header/buildid_cache.h"
+#include "recorder/header/dso_hits.h"
+#include "recorder/header/sysinfo.h"
+#include "recorder/merge/merge.h"
+#include "recorder/perfdata/recbuf.h"
+#include "recorder/perfdata/shard.h"
+#include "recorder/perfdata/shard_tail.h"
+#include "recorder/util/log.h"
+#include "recorder/util/privs.h"
+#include "recorder/util/progress.h"
+#include "recorder/util/rlimit.h"
+/* The summaries read ring statistics (pressure, pauses) and fds: the ring's layout. */
+#include "ringbuf/ring_internal.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #define WRITER_IDLE_MS 100
 /*

@@ -1,9 +1,39 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The shard directory and header.data: attrs, ids, features and synthesized records. */
+#include "aux/aux.h"
+#include "recorder/capture/pipe_out.h"
 #include "recorder/capture/session_internal.h"
-#include "recorder/util/fs.h"
+#include "recorder/events/evlist.h"
+#include "recorder/events/privs_open.h"
+#include "recorder/events/record_opts.h"
+#include "recorder/header/synth.h"
+#include "recorder/header/sysinfo.h"
+#include "recorder/header/tracing_data.h"
+#include "recorder/merge/merge.h"
 #include "recorder/perfdata/pfile_feat.h"
+#include "recorder/perfdata/pfile_format.h"
 #include "recorder/perfdata/pfile_write.h"
+#include "recorder/perfdata/recbuf.h"
+#include "recorder/perfdata/shard_format.h"
+#include "recorder/perfdata/shard_tail.h"
+#include "recorder/util/clock.h"
+#include "recorder/util/fs.h"
+#include "recorder/util/log.h"
+#include "recorder/util/privs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 /* ---- shard directory and header.data ---- */
 

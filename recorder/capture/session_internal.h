@@ -6,48 +6,28 @@
 #ifndef SHARDREC_SESSION_INTERNAL_H
 #define SHARDREC_SESSION_INTERNAL_H
 
-#include "recorder/capture/session.h"
-#include "recorder/util/clock.h"
-#include "recorder/util/progress.h"
-#include "recorder/util/rlimit.h"
 #include "numa/numa.h"
 #include "recorder/capture/control.h"
-#include "recorder/codec/zunpass.h"
-#include "recorder/header/dso_hits.h"
-#include "recorder/header/buildid_cache.h"
-#include "recorder/events/evlist.h"
-/* The summaries read ring statistics (pressure, pauses) and fds: the ring's layout. */
-#include "ringbuf/ring_internal.h"
-#include "recorder/util/log.h"
-#include "recorder/capture/membudget.h"
-#include "recorder/capture/pipe_out.h"
-#include "recorder/merge/merge.h"
-#include "recorder/events/privs_open.h"
-#include "recorder/perfdata/recbuf.h"
-#include "recorder/capture/record_ctl.h"
-#include "recorder/header/synth.h"
-#include "recorder/header/sysinfo.h"
-#include "recorder/capture/target.h"
-#include "recorder/header/tracing_data.h"
 #include "recorder/capture/workload.h"
-#include "recorder/capture/writer.h"
-#include "recorder/capture/writer_report.h"
-#include "recorder/capture/rotate.h"
-#include "recorder/codec/zpass.h"
+#include "recorder/perfdata/recbuf.h"
+#include "recorder/perfdata/shard_format.h"
 #include "recorder/perfdata/shard_tail.h"
+/* Heavy (rings, AUX, writers, merge), but struct evlist and struct pipe_out are members. */
+#include "recorder/capture/pipe_out.h"
+#include "recorder/events/evlist.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/random.h>
-#include <sys/signalfd.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct merge_stats;
+struct record_opts;
+struct rotate;
+struct topo;
+struct writer;
+struct writer_rotate;
 
 struct session {
 	struct record_opts *o;

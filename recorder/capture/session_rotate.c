@@ -24,11 +24,36 @@
  * The main thread does it all; a writer never waits more than its pass.
  */
 #include "recorder/capture/fault.h"
+#include "recorder/capture/rotate.h"
 #include "recorder/capture/session_internal.h"
+#include "recorder/capture/writer.h"
+#include "recorder/events/evlist.h"
+#include "recorder/events/privs_open.h"
+#include "recorder/events/record_opts.h"
+#include "recorder/merge/merge.h"
+#include "recorder/perfdata/shard_format.h"
+#include "recorder/perfdata/shard_tail.h"
+#include "recorder/util/log.h"
+#include "ringbuf/ringbuf.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/random.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
 
 /* epoll tags: a switch event's ring is ROTATE_EV + its index */
 enum { ROTATE_NOTIFY, ROTATE_TIMER, ROTATE_EV };

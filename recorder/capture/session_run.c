@@ -1,6 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The run loop: signals, the control fifo, snapshots, until the workload or a signal ends it. */
+#include "recorder/capture/control.h"
+#include "recorder/capture/pipe_out.h"
+#include "recorder/capture/record_ctl.h"
 #include "recorder/capture/session_internal.h"
+#include "recorder/capture/workload.h"
+#include "recorder/capture/writer.h"
+#include "recorder/events/evlist.h"
+#include "recorder/events/record_opts.h"
+#include "recorder/util/clock.h"
+#include "recorder/util/log.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
 
 /* ---- run control ---- */
 
