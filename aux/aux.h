@@ -21,6 +21,10 @@
  * are dropped and counted, never written. Drivers disagree on what
  * aux_head means in this mode (Intel PT: an offset inside the area;
  * CoreSight: a growing count): aux_ring.c reads it either way.
+ *
+ * Longer than most public headers (~210 lines): one object, struct
+ * aux_ring, whose calls (map, read, snapshot, the PMU's info record) no
+ * caller uses apart, and this contract.
  */
 #ifndef SHARDREC_AUX_H
 #define SHARDREC_AUX_H

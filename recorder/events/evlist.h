@@ -4,6 +4,8 @@
  * CPU. The first fd opened on a CPU owns the ring; every other fd on that
  * CPU is redirected into it with PERF_EVENT_IOC_SET_OUTPUT. A group member
  * is opened with its leader's fd for the same CPU and thread as group_fd.
+ * Just over ~150 lines: the one object of events/ that capture/ uses, and
+ * its whole life (configure, open, mmap, enable, lost counts, release).
  */
 #ifndef SHARDREC_EVLIST_H
 #define SHARDREC_EVLIST_H

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* `shardrec record` options, named after perf record's wherever perf has one. */
+/*
+ * `shardrec record` options, named after perf record's wherever perf has
+ * one. Longer than most public headers (~180 lines): one field per
+ * option, each with what it means.
+ */
 #ifndef SHARDREC_RECORD_OPTS_H
 #define SHARDREC_RECORD_OPTS_H
 

@@ -23,6 +23,9 @@
  * timestamp and FINISHED_ROUND records are placed only where perf's round
  * rule holds, so readers see every event in time order after their
  * one-round sort; `decompress` writes plain, globally sorted records instead.
+ *
+ * Just over ~150 lines: this format comment, merge_opts and merge_stats
+ * (every figure a summary prints), and the calls.
  */
 #ifndef SHARDREC_MERGE_H
 #define SHARDREC_MERGE_H
