@@ -23,6 +23,8 @@
 #   BENCH_GUEST_REPEATS (2)          repeats, tools in a rotated order each time
 #   BENCH_GUEST_SIZE_<row> (3)       seconds each workload runs
 #   BENCH_GUEST_SETTLE (2)           seconds between recorder start and workload
+#   BENCH_GUEST_RUN_LIMIT (240)      seconds a recording may take before its
+#                                    recorder is killed (the row's rc is 137)
 #   BENCH_GUEST_SCHED_GROUPS         messaging groups (default vCPUs / 8, at least 4)
 #   BENCH_GUEST_MEM (4096)           guest MiB, split over the 4 nodes
 #   BENCH_GUEST_KEEP (0)             1: keep every output in BENCH_OUT/data-<vcpus>/
@@ -47,6 +49,7 @@ MMAPS=${BENCH_GUEST_MMAP:-4 8 default}
 TOOLS=${BENCH_GUEST_TOOLS:-perf perf-threads perf-threads-numa perf-r1-threads shardrec shardrec-r0 shardrec-cpu}
 REPEATS=${BENCH_GUEST_REPEATS:-2}
 SETTLE=${BENCH_GUEST_SETTLE:-2}
+RUN_LIMIT=${BENCH_GUEST_RUN_LIMIT:-240}
 MEM=${BENCH_GUEST_MEM:-4096}
 KEEP=${BENCH_GUEST_KEEP:-0}
 OUT=${BENCH_OUT:-$here/results-guest}
@@ -254,7 +257,7 @@ one_guest() {
 	local v=$1 g=$WORK/v$1 per=$(($1 / NODES)) n bytes machine=()
 	mkdir -p "$g/conf" "$g/keep" "$g/data"
 	{
-		echo "NCPU=$v SETTLE=$SETTLE SCHED_GROUPS=$(sched_groups "$v")"
+		echo "NCPU=$v SETTLE=$SETTLE SCHED_GROUPS=$(sched_groups "$v") RUN_LIMIT=$RUN_LIMIT"
 		for r in sched seed cpu; do echo "SIZE_$r=$(size $r)"; done
 	} >"$g/conf/bench.conf"
 	plan >"$g/conf/bench.plan"
