@@ -145,9 +145,9 @@ def report(out):
     P.append(f"Recordings: {nruns}, {len(failed)} failed (not in the tables), "
              f"{guest_measured} measured in the guest only.\n")
 
-    def cell(a, seed):
+    def cell(a, seed, ran):
         if not a:
-            return "failed"
+            return "failed" if ran else "not run"
         s = share_s(a)
         if seed:
             s += f"; lt/el {fmt(pct(a['metric']), '{:.3f}%')}"
@@ -172,7 +172,7 @@ def report(out):
         P.append("|---|---|" + "---:|" * len(tools))
         for row, m in scen:
             P.append(f"| {row} | {m} | "
-                     + " | ".join(cell(res[(v, row, m, t)], row == "seed") for t in tools) + " |")
+                     + " | ".join(cell(res[(v, row, m, t)], row == "seed", (v, row, m, t) in groups) for t in tools) + " |")
         P.append("")
         P.append("Pressure: LOST records (median); for shardrec also its fullest ring's high-water "
                  "mark (`-v`; the median over repeats of the fullest of all writers) and how many "
