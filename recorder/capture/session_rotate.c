@@ -474,7 +474,7 @@ static void rotate__what(struct session *s, char *buf, size_t len)
 	unsigned n = rotate_files__written(s->rot->files), max = s->o->switch_max_files;
 
 	if (n <= 1)
-		snprintf(buf, len, "%s", rotate_files__last(s->rot->files));
+		snprintf(buf, len, "%s", rotate_files__last(s->rot->files) ?: s->o->output);
 	else if (max && n > max)
 		snprintf(buf, len, "%s.<timestamp>, %u files, the newest %u kept", s->o->output, n,
 			 max);
