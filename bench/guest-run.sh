@@ -9,8 +9,9 @@
 # - starts the recorder in the background (bench/lib.sh's recorder(): the
 #   row's events and -m, the same for every tool; shardrec with -v, which
 #   only prints its writers' figures and ring high-water marks at the end),
-#   waits SETTLE s, runs the row's workload for SIZE_<row> s, stops the
-#   recorder with SIGINT;
+#   its events disabled until the control FIFO enables them (lib.sh,
+#   live_wait); once it acknowledged, waits SETTLE s, runs the row's
+#   workload for SIZE_<row> s, stops the recorder with SIGINT;
 # - measures the output with `shardrec loss --json` (for the progress line;
 #   the host measures the shipped file again and uses its own figures);
 # - writes the output, the recorder's stderr and the loss JSON as one tar
@@ -75,14 +76,15 @@ ship() {
 }
 
 run_one() { # rep order row mmap tool
-	local rep=$1 order=$2 row=$3 m=$4 tool=$5 name out cmd rpid rc c0 c1 t0 t1 w0 w1 hw hw90 nw
+	local rep=$1 order=$2 row=$3 m=$4 tool=$5 name out cmd rpid rc wrc c0 c1 t0 t1 w0 w1 hw hw90 nw
 	name=$row-m$m-$tool-r$rep
 	out=/tmp/run/$name.data
 	rm -rf /tmp/run
 	mkdir -p /tmp/run /tmp/keep
 	echo "$RATE" >$RATE_FILE
-	cmd=$(recorder "$tool" "$m" "$(events "$row")" "$out")
+	cmd="$(recorder "$tool" "$m" "$(events "$row")" "$out") $(live_opts /tmp/ctl /tmp/ack)"
 	case $tool in shardrec*) cmd="$cmd -v" ;; esac
+	live_fifos /tmp/ctl /tmp/ack || die "cannot make the control FIFOs"
 	t0=$(up)
 	$cmd </dev/null >/dev/null 2>"/tmp/run/$name.err" &
 	rpid=$!
@@ -91,9 +93,10 @@ run_one() { # rep order row mmap tool
 	# past RUN_LIMIT s the recorder is killed and the row says rc 137.
 	(sleep "${RUN_LIMIT:-240}"; kill -KILL $rpid 2>/dev/null) &
 	wd=$!
-	sleep "$SETTLE"
 	rc=0
-	if kill -0 $rpid 2>/dev/null; then
+	# Recording (lib.sh, live_wait), or dead: the watchdog bounds the wait.
+	if live_wait /tmp/ctl /tmp/ack "${RUN_LIMIT:-240}" && kill -0 $rpid 2>/dev/null; then
+		sleep "$SETTLE"
 		c0=$(truth "$row")
 		w0=$(up)
 		workload "$row" </dev/null >/dev/null 2>&1
@@ -102,9 +105,13 @@ run_one() { # rep order row mmap tool
 		c1=$(truth "$row")
 		kill -INT $rpid
 	else
-		c0=0 c1=0 w0=0 w1=0
+		# Never recording: no workload ran, the row is a failed one (rc 97).
+		c0=0 c1=0 w0=0 w1=0 rc=97
+		kill -KILL $rpid 2>/dev/null
 	fi
-	wait $rpid || rc=$?
+	wait $rpid
+	wrc=$?
+	[ $rc = 97 ] || rc=$wrc
 	kill $wd 2>/dev/null
 	# perf record re-raises SIGINT once its file is complete: 130 is a clean stop.
 	[ $rc = 130 ] && rc=0

@@ -22,7 +22,8 @@
 #                     shardrec shardrec-r0 shardrec-cpu)
 #   BENCH_GUEST_REPEATS (2)          repeats, tools in a rotated order each time
 #   BENCH_GUEST_SIZE_<row> (3)       seconds each workload runs
-#   BENCH_GUEST_SETTLE (2)           seconds between recorder start and workload
+#   BENCH_GUEST_SETTLE (0)           seconds between the recorder's acknowledging
+#                                    it records (bench/lib.sh, live_wait) and the workload
 #   BENCH_GUEST_RUN_LIMIT (240)      seconds a recording may take before its
 #                                    recorder is killed (the row's rc is 137)
 #   BENCH_GUEST_SCHED_GROUPS         messaging groups (default vCPUs / 8, at least 4)
@@ -48,7 +49,7 @@ ROWS=${BENCH_GUEST_ROWS:-sched seed cpu}
 MMAPS=${BENCH_GUEST_MMAP:-4 8 default}
 TOOLS=${BENCH_GUEST_TOOLS:-perf perf-threads perf-threads-numa perf-r1-threads shardrec shardrec-r0 shardrec-cpu}
 REPEATS=${BENCH_GUEST_REPEATS:-2}
-SETTLE=${BENCH_GUEST_SETTLE:-2}
+SETTLE=${BENCH_GUEST_SETTLE:-0}
 RUN_LIMIT=${BENCH_GUEST_RUN_LIMIT:-240}
 MEM=${BENCH_GUEST_MEM:-4096}
 KEEP=${BENCH_GUEST_KEEP:-0}
@@ -137,7 +138,7 @@ est_boot() { echo $((15 + $1 / 4)); }
 est_rec() { # vcpus row
 	local stretch=0
 	[ "$2" = seed ] && stretch=$(($1 / 6))
-	echo $((SETTLE + $(size "$2") + 5 + $1 / 8 + stretch))
+	echo $((2 + SETTLE + $(size "$2") + 5 + $1 / 8 + stretch)) # 2: the start, as settled before
 }
 est_guest() {
 	local v=$1 s=0 row

@@ -48,6 +48,25 @@ recorder() {
 	esac
 }
 
+# The start of a recording, the same for every tool: the recorder starts
+# with its events disabled (-D -1) and a control FIFO pair (perf 6.1 and
+# shardrec both take --control fifo:CTL,ACK); live_wait enables them and
+# returns once the recorder acknowledged, so the workload starts when every
+# tool is recording, however long its start took. A fixed settle time let
+# a slow start miss the workload: in the 128-vCPU guest two shardrec
+# recordings with 128 writers caught 3% and 13% of the context switches the
+# kernel counted (the others 97-123%), and so met less of the load.
+#
+# live_opts CTL ACK: the options to add; live_fifos CTL ACK: makes them.
+live_opts() { echo "-D -1 --control fifo:$1,$2"; }
+live_fifos() { rm -f "$1" "$2" && mkfifo "$1" "$2"; }
+# live_wait CTL ACK SECONDS: 0 once the recorder acknowledged "enable";
+# non-zero if it did not within SECONDS (it died, or never got that far).
+live_wait() {
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	timeout "$3" sh -c 'echo enable >"$1" && read -r a <"$2" && [ "$a" = ack ]' sh "$1" "$2"
+}
+
 # jnum FILE KEY: a number of `shardrec loss --json` (its first file's).
 jnum() { sed -n "s/.*\"$2\": \([0-9.e+-]*\)[,}].*/\1/p" "$1" | head -n 1; }
 

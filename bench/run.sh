@@ -68,7 +68,7 @@ IDLE_WAIT=${BENCH_IDLE_WAIT:-180}
 RUN_TIMEOUT=${BENCH_RUN_TIMEOUT:-300}
 MERGE_SHARDS=${BENCH_MERGE_SHARDS:-4}
 OUT=${BENCH_OUT:-$here/results}
-SETTLE=${BENCH_SETTLE:-1}
+SETTLE=${BENCH_SETTLE:-0} # after the recorder said it records (lib.sh, live_wait)
 NCPU=$(nproc)
 
 die() { echo "bench: $*" >&2; exit 1; }
@@ -150,13 +150,20 @@ run_tool() { # tool wl m rep status
 	local c0 c1 s e tpid rpid rc=0 wrc=0 t merge_s="" cmd
 	rm -rf "$out" "$out.old" "$out.shards"
 	echo "$RATE" >$RATE_FILE
-	cmd=$(recorder "$tool" "$m" "$(events "$wl")" "$out")
-	c0=$(truth "$wl")
+	cmd="$(recorder "$tool" "$m" "$(events "$wl")" "$out") $(live_opts "$WORK/ctl" "$WORK/ack")"
+	live_fifos "$WORK/ctl" "$WORK/ack" || die "cannot make the control FIFOs in $WORK"
 	# shellcheck disable=SC2086
 	/usr/bin/time -f '%U %S %M' -o "$WORK/time.txt" $cmd >"$WORK/rec.out" 2>"$WORK/rec.err" &
 	tpid=$!
+	if ! live_wait "$WORK/ctl" "$WORK/ack" "$RUN_TIMEOUT"; then
+		kill -INT $(pgrep -P $tpid) 2>/dev/null
+		wait $tpid
+		die "$tool did not start recording: $(tail -n 3 "$WORK/rec.err")"
+	fi
 	sleep "$SETTLE"
 	rpid=$(pgrep -P $tpid | head -1) || die "$tool did not start: $(cat "$WORK/rec.err")"
+	# Counted from here, as the samples are: the events were enabled just now.
+	c0=$(truth "$wl")
 	s=$(now)
 	workload "$wl" >/dev/null 2>&1 || wrc=$?
 	e=$(now)
