@@ -20,7 +20,7 @@ import re
 import sys
 from collections import defaultdict
 
-from benchlib import LOG_FLOOR, TOOLS, fmt, g6, loss_agg, med, num, pct, share_s
+from benchlib import LOG_FLOOR, fmt, g6, loss_agg, med, num, pct, share_s, tools_in
 
 COLS = ["vcpus", "row", "mmap", "tool", "rep", "order", "rc", "wall_s", "rec_s", "truth", "samples",
         "lost", "lost_share", "loss_metric", "lost_records", "lost_time_s", "elapsed_s", "data_bytes",
@@ -101,7 +101,7 @@ def report(out):
     vcpus = sorted({k[0] for k in groups})
     scen = sorted({(k[1], k[2]) for k in groups},
                   key=lambda s: (ROWS.index(s[0]) if s[0] in ROWS else 9, mmap_key(s[1])))
-    tools = [t for t in TOOLS if any(k[3] == t for k in groups)]
+    tools = tools_in(k[3] for k in groups)
 
     def agg(v, row, m, t):
         all_rs = groups.get((v, row, m, t), [])

@@ -44,6 +44,10 @@ recorder() {
 	# one per CPU (session__plan), what every ordinary user gets.
 	shardrec-r0) echo "$SHARDREC record -r 0 -a $ev $m -o $out" ;;
 	shardrec-cpu) echo "$SHARDREC record --threads=cpu -a $ev $m -o $out" ;;
+	# The default plan with another cap of CPUs per writer (numa/numa.h,
+	# PLAN_AUTO_CAP, 8): the experiment that sets the default's cap.
+	shardrec-cap[0-9]*)
+		echo "env SHARDREC_PLAN_CAP=${tool#shardrec-cap} $SHARDREC record -a $ev $m -o $out" ;;
 	*) die "unknown tool $tool" ;;
 	esac
 }

@@ -8,7 +8,7 @@ import os
 import sys
 from collections import defaultdict
 
-from benchlib import LOG_FLOOR, TOOLS, fmt, g6, lo, loss_agg, med, num, pct, share_s
+from benchlib import LOG_FLOOR, TOOLS, fmt, g6, lo, loss_agg, med, num, pct, share_s, tools_in
 
 out = sys.argv[1]
 PERF_TOOLS = [t for t in TOOLS if t.startswith("perf")]
@@ -45,7 +45,7 @@ for r in rows:
     k = (r["mmap"], r["workload"])
     if k not in scenarios:
         scenarios.append(k)
-tools = [t for t in TOOLS if any(r["tool"] == t for r in rows)]
+tools = tools_in(r["tool"] for r in rows)
 
 
 def agg(m, wl, tool):
