@@ -23,7 +23,8 @@ void recbuf__release(struct recbuf *b);
  * The one grow-by-doubling step for arrays: makes room for @need elements
  * of @elem bytes in @arr (capacity *@cap elements, 0 for none yet),
  * doubling from @first. Returns the array (moved or not, *@cap updated), or
- * NULL on ENOMEM with @arr and *@cap untouched.
+ * NULL on ENOMEM, or when the bytes would pass SIZE_MAX, with @arr and
+ * *@cap untouched.
  */
 void *array__grow(void *arr, size_t *cap, size_t need, size_t elem, size_t first);
 

@@ -1536,6 +1536,27 @@ static void test_pipe_records(void **state)
 	recbuf__release(&b);
 }
 
+/* array__grow and recbuf__reserve refuse sizes past SIZE_MAX rather than wrap. */
+static void test_grow_bounds(void **state)
+{
+	struct recbuf b = {0};
+	size_t cap = 0;
+	int *v = array__grow(NULL, &cap, 5, sizeof(int), 0); /* first 0: from 1, not for ever */
+
+	(void)state;
+	assert_non_null(v);
+	assert_int_equal(cap, 8);
+	assert_null(array__grow(v, &cap, SIZE_MAX / 2, sizeof(int), 0));
+	assert_null(array__grow(v, &cap, SIZE_MAX, 2, 0)); /* doubling would wrap to 0 */
+	assert_int_equal(cap, 8);
+	v[7] = 7; /* untouched and still ours */
+	free(v);
+	assert_non_null(recbuf__reserve(&b, 10));
+	assert_null(recbuf__reserve(&b, SIZE_MAX - 5));
+	assert_int_equal(b.len, 10);
+	recbuf__release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1548,6 +1569,7 @@ int main(void)
 	    cmocka_unit_test(test_mem_pmu_caps_encoding), cmocka_unit_test(test_sysinfo_mem_topology),
 	    cmocka_unit_test(test_sysinfo_pmu_caps),  cmocka_unit_test(test_pipe_records),
 	    cmocka_unit_test(test_check_samples),     cmocka_unit_test(test_check_topology_lists),
+	    cmocka_unit_test(test_grow_bounds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
