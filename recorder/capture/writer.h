@@ -23,8 +23,10 @@ struct evlist_mmap; /* recorder/events/evlist.h */
 struct writer_rotate {
 	int notify_fd; /* eventfd bumped after a writer__switch, and at the size mark */
 	/*
-	 * --switch-output=SIZE: notify once shard_bytes (counted whenever this
-	 * is set) reaches it; UINT64_MAX while no switch is wanted.
+	 * --switch-output=SIZE: notify at every pass that finds shard_bytes
+	 * (counted whenever this is set) at or past it, until the session has
+	 * switched and moved it (writer__budget); UINT64_MAX while no switch
+	 * is wanted.
 	 */
 	const atomic_uint_least64_t *size_mark;
 };

@@ -135,7 +135,11 @@ static int prologue_hook(struct merger *m, const struct perf_event_header *h)
 	return event_updates(m);
 }
 
-/* A live recording: its tail files exist once the recorder says it is over. */
+/*
+ * A live recording: tail.raw exists once the recorder says it is over.
+ * A live one has no tail.synth: --overwrite and --tail-synthesize stream
+ * at the end, not live (session.c, session__start_pipe).
+ */
 static int live_tails(struct merger *m)
 {
 	const struct merge_live *l = m->o->live;
@@ -147,11 +151,7 @@ static int live_tails(struct merger *m)
 		snprintf(m->err, m->errlen, "merging while recording: %s", strerror(-err));
 		return err;
 	}
-	err = merge_run__check(m);
-	/* --tail-synthesize's records, if any: at the end, as perf's pipe has them. */
-	if (!err)
-		err = merger__copy_tail(m, &m->tail_synth, "tail.synth");
-	return err;
+	return merge_run__check(m);
 }
 
 int merge_pipe__write(struct merger *m)
