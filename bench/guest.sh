@@ -159,7 +159,8 @@ trap cleanup EXIT
 mkdir -p "$OUT"
 base=$WORK/root
 guest_root "$base"
-guest_add_bins "$base" "$SHARDREC" "$PROGS/cpuwork" "$PROGS/matrix" "$PERF_BIN"
+# chrt: guest-run.sh's watchdog runs above every recorder's real-time threads.
+guest_add_bins "$base" "$SHARDREC" "$PROGS/cpuwork" "$PROGS/matrix" "$PERF_BIN" "$(command -v chrt)"
 [ "${PERF_BIN##*/}" = perf ] || mv "$base/bin/${PERF_BIN##*/}" "$base/bin/perf"
 cp "$here/guest-run.sh" "$base/bin/bench-run"
 cp "$here/lib.sh" "$base/bin/bench-lib.sh"
