@@ -11,11 +11,12 @@ LOG_FLOOR = 0.001    # % : the plots' log axes draw smaller shares (and 0) here
 
 def tools_in(names):
     """The tools among @names, in table order: TOOLS's, then the default plan
-    with another cap (shardrec-capN, bench/lib.sh) by N."""
+    with another cap (shardrec-capN, bench/lib.sh) by N, then any other
+    experiment's (bench/lib.sh) by name."""
     names = set(names)
     caps = sorted((t for t in names if t.startswith("shardrec-cap") and t[12:].isdigit()),
                   key=lambda t: int(t[12:]))
-    return [t for t in TOOLS if t in names] + caps
+    return [t for t in TOOLS if t in names] + caps + sorted(names - set(TOOLS) - set(caps))
 
 
 def num(v):

@@ -48,6 +48,9 @@ recorder() {
 	# PLAN_AUTO_CAP, 8): the experiment that sets the default's cap.
 	shardrec-cap[0-9]*)
 		echo "env SHARDREC_PLAN_CAP=${tool#shardrec-cap} $SHARDREC record -a $ev $m -o $out" ;;
+	# Writers free to run on any CPU (perf record's own thread is): in a TCG
+	# guest a pinned reader runs only while the host runs one of its vCPUs.
+	shardrec-affsys) echo "$SHARDREC record --affinity=sys -a $ev $m -o $out" ;;
 	*) die "unknown tool $tool" ;;
 	esac
 }
