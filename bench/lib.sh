@@ -51,6 +51,10 @@ recorder() {
 	# Writers free to run on any CPU (perf record's own thread is): in a TCG
 	# guest a pinned reader runs only while the host runs one of its vCPUs.
 	shardrec-affsys) echo "$SHARDREC record --affinity=sys -a $ev $m -o $out" ;;
+	# Writers woken at 1/N of a ring instead of a quarter (perf's kernel
+	# default is a half): SHARDREC_WAKEUP_DIV, for experiments only.
+	shardrec-wake[0-9]*)
+		echo "env SHARDREC_WAKEUP_DIV=${tool#shardrec-wake} $SHARDREC record -a $ev $m -o $out" ;;
 	*) die "unknown tool $tool" ;;
 	esac
 }

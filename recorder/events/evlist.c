@@ -24,6 +24,20 @@ static int perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int gr
  * --call-graph fp,N: perf keeps N only below kernel.perf_event_max_stack
  * (the kernel refuses more); otherwise the kernel's limit applies.
  */
+/*
+ * The wake-up point as a fraction of the ring: 1/4, or 1/N from
+ * $SHARDREC_WAKEUP_DIV (2 to 64), for experiments only (bench/lib.sh's
+ * shardrec-wakeN), as SHARDREC_PLAN_CAP is for the plan's cap.
+ */
+static unsigned wakeup_div(void)
+{
+	const char *env = getenv("SHARDREC_WAKEUP_DIV");
+	char *end;
+	unsigned long v = env ? strtoul(env, &end, 10) : 0;
+
+	return env && *env && !*end && v >= 2 && v <= 64 ? (unsigned)v : 4;
+}
+
 static uint16_t max_stack(const struct record_opts *o)
 {
 	uint64_t limit;
@@ -113,7 +127,7 @@ static void configure_attr(struct evsel *e, const struct record_opts *o, bool fi
 	 * latency. --mmap-flush lowers it (perf caps its flush at a quarter too).
 	 */
 	a->watermark = 1;
-	a->wakeup_watermark = ring_bytes / 4;
+	a->wakeup_watermark = ring_bytes / wakeup_div();
 	if (o->mmap_flush && o->mmap_flush < a->wakeup_watermark)
 		a->wakeup_watermark = o->mmap_flush;
 	set_rate(a, &e->ev, o);

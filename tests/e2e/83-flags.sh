@@ -215,6 +215,13 @@ aff() {
 "$SHARDREC" record -q -m 128 --mmap-flush=1G -e cpu-clock -o flush.data -- true
 q=$((128 * $(getconf PAGESIZE) / 4))
 "$PERF" evlist -v -i flush.data | grep -q "wakeup_watermark }: $q," || fail "--mmap-flush=1G not capped at $q"
+# SHARDREC_WAKEUP_DIV (bench experiments): 1/N of the ring, N from 2 to 64; else a quarter.
+SHARDREC_WAKEUP_DIV=2 "$SHARDREC" record -q -m 128 -e cpu-clock -o flush.data -- true
+"$PERF" evlist -v -i flush.data | grep -q "wakeup_watermark }: $((q * 2))," ||
+	fail "SHARDREC_WAKEUP_DIV=2 not half a ring"
+SHARDREC_WAKEUP_DIV=1 "$SHARDREC" record -q -m 128 -e cpu-clock -o flush.data -- true
+"$PERF" evlist -v -i flush.data | grep -q "wakeup_watermark }: $q," ||
+	fail "SHARDREC_WAKEUP_DIV=1 (out of range) not a quarter ring"
 
 # perf's config: record.* keys, the command line winning.
 cat >pc <<EOF
