@@ -21,10 +21,6 @@ static int perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int gr
 }
 
 /*
- * --call-graph fp,N: perf keeps N only below kernel.perf_event_max_stack
- * (the kernel refuses more); otherwise the kernel's limit applies.
- */
-/*
  * The wake-up point as a fraction of the ring: 1/4, or 1/N from
  * $SHARDREC_WAKEUP_DIV (2 to 64), for experiments only (bench/lib.sh's
  * shardrec-wakeN), as SHARDREC_PLAN_CAP is for the plan's cap.
@@ -38,6 +34,10 @@ static unsigned wakeup_div(void)
 	return env && *env && !*end && v >= 2 && v <= 64 ? (unsigned)v : 4;
 }
 
+/*
+ * --call-graph fp,N: perf keeps N only below kernel.perf_event_max_stack
+ * (the kernel refuses more); otherwise the kernel's limit applies.
+ */
 static uint16_t max_stack(const struct record_opts *o)
 {
 	uint64_t limit;
