@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "numa/topo_internal.h"
+#include "recorder/util/num.h"
 
 /* One recorded CPU while the plan is built. */
 struct plan_cpu {
@@ -123,22 +124,6 @@ static const struct {
     {"auto", PLAN_AUTO}, {"numa", PLAN_NUMA}, {"package", PLAN_PACKAGE}, {"l3", PLAN_L3},
     {"cache", PLAN_L3},	 {"core", PLAN_CORE}, {"cpu", PLAN_CPU},
 };
-
-/* A positive decimal number that fits 32 bits, digits only. */
-static bool positive__parse(const char *s, unsigned *out)
-{
-	char *end;
-	unsigned long v;
-
-	if (!*s || strspn(s, "0123456789") != strlen(s))
-		return false;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || !v || v > UINT32_MAX)
-		return false;
-	*out = (unsigned)v;
-	return true;
-}
 
 /* "N": a positive decimal count. 0 / -EINVAL. */
 static int plan_spec__count(const char *s, struct plan_spec *spec, char *err, size_t errlen)

@@ -3,6 +3,7 @@
 #include "recorder/perfdata/pfile_feat.h"
 #include "recorder/util/fs.h"
 #include "recorder/util/log.h"
+#include "recorder/util/num.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -28,10 +29,9 @@ static int perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int gr
 static unsigned wakeup_div(void)
 {
 	const char *env = getenv("SHARDREC_WAKEUP_DIV");
-	char *end;
-	unsigned long v = env ? strtoul(env, &end, 10) : 0;
+	unsigned v;
 
-	return env && *env && !*end && v >= 2 && v <= 64 ? (unsigned)v : 4;
+	return env && positive__parse(env, &v) && v >= 2 && v <= 64 ? v : 4;
 }
 
 /*
