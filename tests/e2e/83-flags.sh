@@ -134,9 +134,12 @@ print(b[o:o + s].hex())' "$1"
 # -p targets for the synthesis flags: a process that changes its name.
 # Waits until sh has its libraries mapped, so that the synthesized maps are
 # complete whatever the load (under load 0.1 s could catch it mid-exec).
+# matrix lives 60 s and is killed after the recording: a recorder stops
+# when its -p target ends (exit 143, 82-options), and under load perf 6.1
+# took over 3 s to start, past a 3 s target's end.
 target() {
 	local i
-	sh -c "sleep 0.5; exec $M -s 3" &
+	sh -c "sleep 0.5; exec $M -s 60" &
 	TPID=$!
 	for i in $(seq 100); do
 		[ "$(cat /proc/$TPID/comm 2>/dev/null)" = sh ] && grep -q libc /proc/$TPID/maps 2>/dev/null && return 0
@@ -163,15 +166,15 @@ rec_p() {
 	shift
 	target
 	"$SHARDREC" record -q -e cpu-clock -p "$TPID" "$@" -o "$name.data" -- sh -c "$(till_matrix)" 2>"$name.err" ||
-		{ cat "$name.err"; fail "shardrec record -p $* failed"; }
+		{ rc=$?; cat "$name.err"; fail "shardrec record -p $* failed (exit $rc)"; }
 	synth_of "$name.data" >"$name.syn"
 	kill "$TPID" 2>/dev/null || true
 	wait "$TPID" 2>/dev/null || true
 	# NO_PERF=1: no reference recording (perf 6.1 itself aborts on some)
 	[ -z "${NO_PERF:-}" ] || return 0
 	target
-	"$PERF" record -q -e cpu-clock -p "$TPID" "$@" -o "$name.perf" -- sh -c "$(till_matrix)" 2>/dev/null ||
-		fail "perf record -p $* failed"
+	"$PERF" record -q -e cpu-clock -p "$TPID" "$@" -o "$name.perf" -- sh -c "$(till_matrix)" 2>"$name.perr" ||
+		{ rc=$?; cat "$name.perr"; fail "perf record -p $* failed (exit $rc)"; }
 	synth_of "$name.perf" >"$name.psyn"
 	kill "$TPID" 2>/dev/null || true
 	wait "$TPID" 2>/dev/null || true
@@ -215,13 +218,20 @@ aff() {
 "$SHARDREC" record -q -m 128 --mmap-flush=1G -e cpu-clock -o flush.data -- true
 q=$((128 * $(getconf PAGESIZE) / 4))
 "$PERF" evlist -v -i flush.data | grep -q "wakeup_watermark }: $q," || fail "--mmap-flush=1G not capped at $q"
-# SHARDREC_WAKEUP_DIV (bench experiments): 1/N of the ring, N from 2 to 64; else a quarter.
+# SHARDREC_WAKEUP_DIV (bench experiments): 1/N of the ring, N from 2 to 64;
+# anything else is a one-line error, as a bad SHARDREC_PLAN_CAP is.
 SHARDREC_WAKEUP_DIV=2 "$SHARDREC" record -q -m 128 -e cpu-clock -o flush.data -- true
 "$PERF" evlist -v -i flush.data | grep -q "wakeup_watermark }: $((q * 2))," ||
 	fail "SHARDREC_WAKEUP_DIV=2 not half a ring"
-SHARDREC_WAKEUP_DIV=1 "$SHARDREC" record -q -m 128 -e cpu-clock -o flush.data -- true
-"$PERF" evlist -v -i flush.data | grep -q "wakeup_watermark }: $q," ||
-	fail "SHARDREC_WAKEUP_DIV=1 (out of range) not a quarter ring"
+for v in 1 65 x; do
+	if SHARDREC_WAKEUP_DIV=$v "$SHARDREC" record -q -m 128 -e cpu-clock -o wdiv.data -- true \
+		2>wdiv.err; then
+		fail "SHARDREC_WAKEUP_DIV=$v (out of range) accepted"
+	fi
+	[ "$(wc -l <wdiv.err)" = 1 ] && grep -q "^shardrec.*SHARDREC_WAKEUP_DIV=$v: want N from 2 to 64" wdiv.err ||
+		{ cat wdiv.err; fail "SHARDREC_WAKEUP_DIV=$v: not one line naming the knob"; }
+	[ ! -e wdiv.data ] || fail "SHARDREC_WAKEUP_DIV=$v: wrote wdiv.data"
+done
 
 # perf's config: record.* keys, the command line winning.
 cat >pc <<EOF
