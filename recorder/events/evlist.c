@@ -24,14 +24,20 @@ static int perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int gr
 /*
  * The wake-up point as a fraction of the ring: 1/4, or 1/N from
  * $SHARDREC_WAKEUP_DIV (2 to 64), for experiments only (bench/lib.sh's
- * shardrec-wakeN), as SHARDREC_PLAN_CAP is for the plan's cap.
+ * shardrec-wakeN). A bad value is an error, as a bad SHARDREC_PLAN_CAP is:
+ * an experiment that silently ran the default would measure nothing.
+ * 0 / -EINVAL with one line in @err.
  */
-static unsigned wakeup_div(void)
+static int wakeup_div(unsigned *div, char *err, size_t errlen)
 {
 	const char *env = getenv("SHARDREC_WAKEUP_DIV");
-	unsigned v;
 
-	return env && positive__parse(env, &v) && v >= 2 && v <= 64 ? v : 4;
+	*div = 4;
+	if (!env || !*env || (positive__parse(env, div) && *div >= 2 && *div <= 64))
+		return 0;
+	snprintf(err, errlen, "SHARDREC_WAKEUP_DIV=%s: want N from 2 to 64 (wake at 1/N of the ring)",
+		 env);
+	return -EINVAL;
 }
 
 /*
@@ -103,7 +109,7 @@ static int check_freq(const struct record_opts *o, char *err, size_t errlen)
 }
 
 static void configure_attr(struct evsel *e, const struct record_opts *o, bool first,
-			   size_t ring_bytes)
+			   size_t wakeup_bytes)
 {
 	struct perf_event_attr *a = &e->ev.attr;
 	bool task = !o->system_wide && !o->cpu_list;
@@ -127,7 +133,7 @@ static void configure_attr(struct evsel *e, const struct record_opts *o, bool fi
 	 * latency. --mmap-flush lowers it (perf caps its flush at a quarter too).
 	 */
 	a->watermark = 1;
-	a->wakeup_watermark = ring_bytes / wakeup_div();
+	a->wakeup_watermark = wakeup_bytes;
 	if (o->mmap_flush && o->mmap_flush < a->wakeup_watermark)
 		a->wakeup_watermark = o->mmap_flush;
 	set_rate(a, &e->ev, o);
@@ -194,11 +200,14 @@ int evlist__configure(struct evlist *l, const struct record_opts *o, char *err, 
 {
 	struct evparse_opts po = {0};
 	size_t ring_bytes = o->mmap_pages * sysconf(_SC_PAGESIZE);
+	unsigned div;
 	int ret;
 
 	memset(l, 0, sizeof(*l));
 	l->backward = o->overwrite;
-	ret = check_freq(o, err, errlen);
+	ret = wakeup_div(&div, err, errlen);
+	if (!ret)
+		ret = check_freq(o, err, errlen);
 	if (ret)
 		return ret;
 	{
@@ -222,7 +231,7 @@ int evlist__configure(struct evlist *l, const struct record_opts *o, char *err, 
 		free(evs);
 	}
 	for (size_t i = 0; i < l->nr; i++)
-		configure_attr(&l->evsel[i], o, i == 0, ring_bytes);
+		configure_attr(&l->evsel[i], o, i == 0, ring_bytes / div);
 	ret = sample_config__apply(l, o, err, errlen);
 	if (ret)
 		return ret;
