@@ -10,13 +10,14 @@ LOG_FLOOR = 0.001    # % : the plots' log axes draw smaller shares (and 0) here
 
 
 def tools_in(names):
-    """The tools among @names, in table order: TOOLS's, then the default plan
-    with another cap (shardrec-capN, bench/lib.sh) by N, then any other
-    experiment's (bench/lib.sh) by name."""
+    """The tools among @names, in table order: TOOLS's, then the experiments
+    (bench/lib.sh: shardrec-capN, shardrec-wakeN, ...) by name, a trailing
+    number by its value (wake2 before wake16)."""
+    def natural(t):
+        stem = t.rstrip("0123456789")
+        return (stem, int(t[len(stem):]) if len(stem) < len(t) else -1)
     names = set(names)
-    caps = sorted((t for t in names if t.startswith("shardrec-cap") and t[12:].isdigit()),
-                  key=lambda t: int(t[12:]))
-    return [t for t in TOOLS if t in names] + caps + sorted(names - set(TOOLS) - set(caps))
+    return [t for t in TOOLS if t in names] + sorted(names - set(TOOLS), key=natural)
 
 
 def num(v):
