@@ -342,6 +342,9 @@ static void print_writers(struct session *s)
 		/* Backward rings are full by design: no pressure to show. */
 		if (!s->evl.backward)
 			print_high_water(g, st, s->group_maps[g], grp->nr_cpus);
+		pr_info("writes of writer %zu: %.3f s in all, the longest %.3f ms at %.2f s",
+			g, st->write_ns / 1e9, st->write_max_ns / 1e6,
+			st->write_max_at > st->start_time ? (st->write_max_at - st->start_time) / 1e9 : 0.0);
 	}
 }
 
@@ -371,6 +374,8 @@ static void print_loss_advice(struct session *s, const struct merge_stats *ms)
 		}
 		if (st->start_time < a.start)
 			a.start = st->start_time;
+		if (st->write_max_ns > a.write_max_ns)
+			a.write_max_ns = st->write_max_ns;
 		writer_report__high_water(s->group_maps[g], s->plan.groups[g].nr_cpus, &hw);
 		if (ring_pressure__worse(&hw, &a.hw))
 			a.hw = hw;

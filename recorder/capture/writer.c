@@ -267,6 +267,24 @@ static void writer__note_pending(struct writer *w)
 }
 
 /*
+ * Times a shard write that began at @t0 (fault.h's slow writes included):
+ * a write that stalls (page reclaim, dirty-page throttling, a slow file
+ * system) keeps the rings full as a late wake-up does; -v tells them apart.
+ */
+static void writer__note_write(struct writer *w, uint64_t t0)
+{
+	uint64_t now = clock__ns(w->p.clockid);
+	/* -k realtime can step back: a write takes no time rather than ages. */
+	uint64_t dt = now > t0 ? now - t0 : 0;
+
+	w->stats.write_ns += dt;
+	if (dt > w->stats.write_max_ns) {
+		w->stats.write_max_ns = dt;
+		w->stats.write_max_at = t0;
+	}
+}
+
+/*
  * One pass: take a span of every ring, write them all as one pass with one
  * pwritev, then hand the space back. Tails move only after the data is in
  * the page cache, so a failed write loses nothing the kernel still holds.
@@ -274,7 +292,7 @@ static void writer__note_pending(struct writer *w)
  */
 static int writer__pass(struct writer *w, struct ring_span *spans, uint64_t wtime)
 {
-	uint64_t payload = 0;
+	uint64_t payload = 0, t0;
 	int nr_iov = 1;
 	int err;
 
@@ -301,12 +319,14 @@ static int writer__pass(struct writer *w, struct ring_span *spans, uint64_t wtim
 		w->iov[hdr].iov_len = sizeof(w->chunks[i]);
 		payload += sizeof(w->chunks[i]) + len + alen;
 	}
+	t0 = clock__ns(w->p.clockid);
 	/* Test-only fault injection (fault.h); inert unless SHARDREC_FAULT is set. */
 	err = fault__shard_write(w->p.idx, w->shard.off, sizeof(w->shard.pass) + payload);
 	if (!err)
 		err = writer__budget(w, sizeof(w->shard.pass) + payload);
 	if (!err)
 		err = shard__write_pass(&w->shard, wtime, w->iov, nr_iov, payload);
+	writer__note_write(w, t0);
 	if (err)
 		return err;
 	writer__note_pending(w);
@@ -329,6 +349,7 @@ static int writer__pass(struct writer *w, struct ring_span *spans, uint64_t wtim
  */
 static int writer__pass_z(struct writer *w, struct ring_span *spans, uint64_t wtime)
 {
+	uint64_t t0;
 	size_t raw = 0;
 	int nr_iov = 0, err;
 
@@ -355,11 +376,13 @@ static int writer__pass_z(struct writer *w, struct ring_span *spans, uint64_t wt
 			ring__read_done(&w->p.maps[i].core, &spans[i]);
 		writer__aux_done(&w->p.maps[i]);
 	}
+	t0 = clock__ns(w->p.clockid);
 	err = fault__shard_write(w->p.idx, w->shard.off, sizeof(w->shard.pass) + w->z.len);
 	if (!err)
 		err = writer__budget(w, sizeof(w->shard.pass) + w->z.len);
 	if (!err)
 		err = shard__write_zpass(&w->shard, wtime, w->z.out, w->z.len, raw);
+	writer__note_write(w, t0);
 	if (err)
 		return err;
 	w->stats.bytes += raw;

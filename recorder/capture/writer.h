@@ -66,6 +66,9 @@ struct writer_stats {
 	uint64_t zbytes; /* bytes written after compression (= bytes without -z) */
 	uint64_t passes; /* passes written */
 	uint64_t polls;  /* poll wakeups */
+	uint64_t write_ns;     /* time in shard writes (recording clock) */
+	uint64_t write_max_ns; /* the longest shard write ... */
+	uint64_t write_max_at; /* ... and when it began (recording clock) */
 	uint64_t dumps;  /* --overwrite: passes that dumped the backward rings */
 	bool size_limited; /* stopped by --max-size: the pass that would cross it was not written */
 	int err;         /* first error (-errno), 0 if none */

@@ -148,8 +148,8 @@ static const char *advice_rt(const struct loss_advice *a)
 
 char *writer_report__advice(const struct loss_advice *a, char *buf, size_t len)
 {
-	char lost[96], ring[128], mmap[64], threads[96];
-	const char *fix[3];
+	char lost[96], ring[128], mmap[64], disk[96], threads[96];
+	const char *fix[4];
 	size_t n = 0, off;
 
 	advice_lost(a, lost, sizeof(lost));
@@ -157,6 +157,11 @@ char *writer_report__advice(const struct loss_advice *a, char *buf, size_t len)
 	snprintf(mmap, sizeof(mmap), "-m %zu (now %zu page%s)", a->mmap_pages * 4, a->mmap_pages,
 		 a->mmap_pages == 1 ? "" : "s");
 	fix[n++] = mmap;
+	if (a->write_max_ns >= LOSS_ADVICE_SLOW_WRITE_NS) {
+		snprintf(disk, sizeof(disk), "-o on a faster file system (a shard write took %.0f ms)",
+			 a->write_max_ns / 1e6);
+		fix[n++] = disk;
+	}
 	/* More writers help only where a writer reads several rings. */
 	if (a->nr_writers < a->nr_cpus) {
 		snprintf(threads, sizeof(threads), "--threads=cpu (now %zu writer%s for %zu CPUs)",

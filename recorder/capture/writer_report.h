@@ -62,7 +62,11 @@ struct loss_advice {
 	size_t nr_writers, nr_cpus;
 	int rt_prio;             /* SCHED_FIFO priority the writers ran at, 0 = normal */
 	int rt_err;              /* -errno when they could not take the one asked for */
+	uint64_t write_max_ns;   /* the longest shard write of all writers */
 };
+
+/* A shard write this long held its rings full at any storm's rate: the summary names the disk. */
+#define LOSS_ADVICE_SLOW_WRITE_NS 100000000ULL
 
 /*
  * Heavy loss: lost samples >= 1% of samples + lost, or any loss with a
@@ -71,9 +75,10 @@ struct loss_advice {
 bool writer_report__heavy_loss(const struct loss_advice *a);
 /*
  * One line for heavy loss, naming numbers: the share lost, the fullest
- * ring and when, then what would help: a bigger -m, more writers (only if
- * some writer has several CPUs), -r (only if the writers ran at normal
- * priority). Returns @buf.
+ * ring and when, then what would help: a bigger -m, a faster file system
+ * for -o (only if a shard write took LOSS_ADVICE_SLOW_WRITE_NS or more),
+ * more writers (only if some writer has several CPUs), -r (only if the
+ * writers ran at normal priority). Returns @buf.
  */
 char *writer_report__advice(const struct loss_advice *a, char *buf, size_t len);
 

@@ -172,11 +172,20 @@ wait $maps 2>/dev/null || true
 # ---- slow disk: every write takes 300 ms, 4-page rings overflow ----
 start=$(date +%s)
 rc=0
-SHARDREC_FAULT='writer:*:slow:300' timeout 30 "$SHARDREC" record -a --threads=cpu -m 4 -c 20000 \
+SHARDREC_FAULT='writer:*:slow:300' timeout 30 "$SHARDREC" record -v -a --threads=cpu -m 4 -c 20000 \
 	-o slow.data -- "$PROGS/hot" 1000 2 2>slow.err || rc=$?
 cat slow.err
 [ $rc = 0 ] || fail "slow disk: exit $rc (124 = hang)"
 [ $(($(date +%s) - start)) -lt 15 ] || fail "slow disk: took $(($(date +%s) - start)) s"
+# -v times every writer's writes: each took at least the 300 ms injected
+w=$(grep -Ec '^shardrec: writer [0-9]+: node ' slow.err)
+[ "$w" -ge 1 ] && [ "$(grep -c '^shardrec: writes of writer ' slow.err)" = "$w" ] ||
+	fail "slow disk: $w writer lines, $(grep -c '^shardrec: writes of writer ' slow.err) write lines"
+sed -n 's/^shardrec: writes of writer [0-9]*: \([0-9.]*\) s in all, the longest \([0-9.]*\) ms at .*/\1 \2/p' \
+	slow.err | awk -v w="$w" '$1 >= 0.299 && $2 >= 299 { n++ } END { exit n != w }' ||
+	fail "slow disk: a writer's writes timed under the 300 ms injected"
+grep -Eq '^shardrec: warning: heavy loss: .*(, | or )-o on a faster file system \(a shard write took [0-9]{3,} ms\)' \
+	slow.err || fail "slow disk: the heavy-loss advice does not name the slow writes"
 lr=$(lost_records slow.err)
 [ "${lr:-0}" -gt 0 ] || fail "slow disk: no lost records counted"
 [ "$(pstat slow.data LOST)" -gt 0 ] || fail "slow disk: no LOST record in the output"

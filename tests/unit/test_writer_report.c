@@ -118,6 +118,13 @@ static void test_advice(void **state)
 	assert_non_null(strstr(buf, "; fullest ring seen: cpu 3, 50% full at 1.23 s: try -m 4 "
 				    "(now 1 page) or -r 1 (writers at real-time priority: needs root"));
 	assert_null(strstr(buf, "--threads"));
+	/* A shard write of 100 ms or more names the file system, after -m. */
+	a.write_max_ns = LOSS_ADVICE_SLOW_WRITE_NS - 1;
+	assert_null(strstr(writer_report__advice(&a, buf, sizeof(buf)), "file system"));
+	a.write_max_ns = 301400000ULL;
+	writer_report__advice(&a, buf, sizeof(buf));
+	assert_non_null(strstr(buf, ": try -m 4 (now 1 page), -o on a faster file system (a shard "
+				    "write took 301 ms), or -r 1 (writers at real-time priority: "));
 	/* A tiny buffer is cut, never overrun. */
 	assert_int_equal(strlen(writer_report__advice(&a, buf, 20)), 19);
 }
