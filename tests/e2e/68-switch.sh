@@ -48,18 +48,35 @@ perf_clean "report --stats" report --stats -i "$second"
 # MMAPs, no FORK); a time-0 FORK made hotspot's perfparser start it afresh
 # without its maps. Both tools, the same command, two switches.
 W='sleep 0.3; kill -USR2 $PPID; '"$H"' 300 1; sleep 0.2; kill -USR2 $PPID; '"$H"' 300 1'
-"$SHARDREC" record -q --switch-output -o w.data -- sh -c "$W" || fail "record --switch-output (w) failed"
-"$PERF" record -q --switch-output -o pw.data -- sh -c "$W" 2>/dev/null || fail "perf record --switch-output failed"
 # time-0 records of a file: their kinds and names (pids and addresses vary)
 time0() {
 	"$PERF" script -i "$1" --show-task-events --show-mmap-events 2>/dev/null |
 		awk '$3 == "0.000000:" { $1 = $2 = $3 = ""; print }' |
 		sed -E 's/[0-9]+\/[0-9]+/P\/P/g; s/\[[^]]*\]: //; s/^ +//' | sort
 }
+# One try: both tools record; files 2 and 3 of each compared, 0 if they agree.
+w_try() {
+	local i
+	rm -f w.data.* pw.data.*
+	"$SHARDREC" record -q --switch-output -o w.data -- sh -c "$W" || fail "record --switch-output (w) failed"
+	"$PERF" record -q --switch-output -o pw.data -- sh -c "$W" 2>/dev/null || fail "perf record --switch-output failed"
+	for i in 2 3; do
+		time0 "$(stamped w.data | sed -n ${i}p)" >w.$i.ours
+		time0 "$(stamped pw.data | sed -n ${i}p)" >w.$i.perf
+	done
+	cmp -s w.2.perf w.2.ours && cmp -s w.3.perf w.3.ours
+}
+# Under load a tool's file may lack a map of the command: once (the load
+# loop), perf's file 3 had no MMAP2 of sh where ours had all five. Up to 3
+# tries; a difference in every one is ours to explain.
+for try in 1 2 3; do
+	w_try && break
+	echo "try $try: time-0 records differ (perf <, ours >):"
+	diff w.2.perf w.2.ours || true
+	diff w.3.perf w.3.ours || true
+done
 for i in 2 3; do
-	time0 "$(stamped w.data | sed -n ${i}p)" >w.$i.ours
-	time0 "$(stamped pw.data | sed -n ${i}p)" >w.$i.perf
-	diff w.$i.perf w.$i.ours || fail "rotated file $i: time-0 records are not perf's"
+	diff w.$i.perf w.$i.ours || fail "rotated file $i: time-0 records are not perf's (3 tries)"
 	! grep -q FORK w.$i.ours || fail "rotated file $i: a time-0 FORK"
 	grep -q "PERF_RECORD_COMM: sh:P/P" w.$i.ours || fail "rotated file $i: no COMM of the command"
 done
