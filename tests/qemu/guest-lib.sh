@@ -25,7 +25,8 @@
 #
 # Env: KERNEL (default: the newest /boot/vmlinuz-*), QEMU, QEMU_ACCEL (tcg:
 # a host thread per vCPU, tcg-single: one for all, kvm), QEMU_TIMEOUT
-# (seconds per boot, default 600), QEMU_APPEND (kernel arguments instead of
+# (seconds per boot, default 600), QEMU_BOOT_TIMEOUT (seconds until /init's
+# first line, default none), QEMU_APPEND (kernel arguments instead of
 # "quiet"). GUEST_APPEND: more kernel arguments from the caller;
 # GUEST_FOLLOW: a function called as FUNC CONSOLE QEMU_PID while qemu runs
 # (it returns when it wants; qemu is waited for after).
@@ -126,8 +127,23 @@ guest_accel() {
 # like a lockup); -nodefaults leaves out the VGA and network cards.
 GUEST_FAST="lpj=8000000 tsc=reliable mitigations=off cryptomgr.notests nowatchdog"
 
+# QEMU_BOOT_TIMEOUT seconds (unset or 0: no limit) for the guest's /init to
+# print its first "GUEST: " line, else qemu is stopped: a TCG guest that
+# hangs whole prints nothing at all, and guest_boot then boots it again at
+# once instead of after QEMU_TIMEOUT (CI lost 10 minutes so).
+guest_boot_watch() { # CONSOLE PID SECONDS
+	local i
+	for ((i = 0; i < $3; i++)); do
+		grep -q '^GUEST: ' "$1" 2>/dev/null && return 0
+		kill -0 "$2" 2>/dev/null || return 0
+		sleep 1
+	done
+	echo "qemu: no line from the guest's /init in $3 s: stopping it"
+	kill "$2" 2>/dev/null || true
+}
+
 guest_qemu() {
-	local pid
+	local pid watch=
 	: >"$GUEST_DIR/console"
 	: >"$GUEST_DIR/ttyS1"
 	timeout "${QEMU_TIMEOUT:-600}" "$QEMU" "${GUEST_ACCEL[@]}" "$@" -nodefaults \
@@ -136,20 +152,27 @@ guest_qemu() {
 		-no-reboot -display none \
 		-serial stdio -serial "file:$GUEST_DIR/ttyS1" </dev/null >"$GUEST_DIR/console" 2>&1 &
 	pid=$!
+	if [ "${QEMU_BOOT_TIMEOUT:-0}" -gt 0 ]; then
+		guest_boot_watch "$GUEST_DIR/console" $pid "$QEMU_BOOT_TIMEOUT" &
+		watch=$!
+	fi
 	[ -z "${GUEST_FOLLOW:-}" ] || "$GUEST_FOLLOW" "$GUEST_DIR/console" $pid
 	wait $pid && GUEST_RC=0 || GUEST_RC=$?
+	[ -z "$watch" ] || { kill $watch 2>/dev/null; wait $watch 2>/dev/null; } || true
 }
 
 # Once, a guest printed nothing in 15 minutes (it boots in 8-41 s; TCG with
-# 16 vCPUs on a loaded 2-CPU host): a guest that never reached /init is
-# booted again, once. One that did and then failed is the caller's to judge.
+# 16 vCPUs on a loaded 2-CPU host): a guest that never reached /init (or
+# not within QEMU_BOOT_TIMEOUT) is booted again, once, with QEMU_TIMEOUT
+# alone. One that did and then failed is the caller's to judge.
 guest_boot() {
 	guest_accel
 	echo "qemu: ${GUEST_ACCEL[*]}, kernel $KERNEL"
 	guest_qemu "$@"
 	if [ "$GUEST_RC" != 0 ] && ! grep -q '^GUEST: ' "$GUEST_DIR/console"; then
 		echo "qemu: exit $GUEST_RC with no line from the guest's /init: booting once more"
-		guest_qemu "$@"
+		# unwatched: a boot merely slow (a very busy host) gets QEMU_TIMEOUT
+		QEMU_BOOT_TIMEOUT=0 guest_qemu "$@"
 	fi
 }
 

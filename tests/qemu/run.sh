@@ -26,13 +26,16 @@
 #
 # Env: SHARDREC, PROGS (as for tests/run-e2e.sh), KERNEL, QEMU, QEMU_ACCEL
 # (tcg: a host thread per vCPU, tcg-single: one for all, kvm),
-# QEMU_TIMEOUT (seconds), QEMU_APPEND (kernel arguments instead of "quiet"),
-# QEMU_CONSOLE (file to keep the guest's console in).
+# QEMU_TIMEOUT (seconds), QEMU_BOOT_TIMEOUT (seconds until /init's first
+# line, default 180: the guest boots in 7-41 s), QEMU_APPEND (kernel
+# arguments instead of "quiet"), QEMU_CONSOLE (file to keep the guest's
+# console in).
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../e2e/lib.sh"
 . "$here/guest-lib.sh"
 
 guest_need
+QEMU_BOOT_TIMEOUT=${QEMU_BOOT_TIMEOUT:-180}
 start=$(date +%s)
 
 # ---- the guest machine ----
