@@ -11,7 +11,7 @@ need_perf_event
 
 # storm GROUPS LOOPS: the messaging storm between two ctxt readings.
 storm() {
-	echo "grep ^ctxt /proc/stat >c0; $STAMP t0; $PERF bench sched messaging -g $1 -l $2 >/dev/null; $STAMP t1; grep ^ctxt /proc/stat >c1" >storm.sh
+	echo "$CTXT_STAMP 0; $PERF bench sched messaging -g $1 -l $2 >/dev/null; $CTXT_STAMP 1" >storm.sh
 }
 delta() { echo $(( $(awk '{ print $2 }' c1) - $(awk '{ print $2 }' c0) )); }
 # record_cs THREADS: one recording of the storm; its figures against

@@ -105,12 +105,10 @@ fi
 # --- the boundary: context switches split over files add up to /proc/stat's ---
 # A storm of 3 to 4 s, however loaded the machine: 1 s files split it in 3 or more.
 cat >storm.sh <<EOF
-grep ^ctxt /proc/stat >c0
-$STAMP t0
+$CTXT_STAMP 0
 end=\$((\$(date +%s) + 4))
 while [ \$(date +%s) -lt \$end ]; do $PERF bench sched messaging -g 1 -l 100 >/dev/null; done
-$STAMP t1
-grep ^ctxt /proc/stat >c1
+$CTXT_STAMP 1
 EOF
 # switch_storm: one recording of the storm in 1 s files; status 1 when
 # their switches deviate more than 2% from /proc/stat's.

@@ -4,6 +4,9 @@ set -euo pipefail
 : "${PROGS:?PROGS must point at the built test programs}"
 PERF=${PERF:-perf}
 
+# this folder, before the cd below (helpers such as ctxt-stamp live here)
+E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
 TMP=$(mktemp -d /tmp/shardrec-e2e.XXXXXX)
 cleanup() { rm -rf "$TMP"; }
 trap cleanup EXIT
@@ -144,12 +147,11 @@ ctxt_within() {
 		d = (g + l - t) / t; if (d < 0) d = -d; printf "deviation %.2f%%\n", 100 * d; exit 100 * d > p }'
 }
 
-# STAMP FILE: CLOCK_MONOTONIC now, in ns, into FILE (a command for a storm
-# script): the kernel's timer list gives it, the clock shardrec stamps
-# records with; empty where /proc/timer_list is missing.
-STAMP="awk '/^now at/ { print \$3; exit }' /proc/timer_list 2>/dev/null >"
+# CTXT_STAMP N (a command for a storm script): ctxt into cN and the clock
+# into tN, read together (tests/e2e/ctxt-stamp says why).
+CTXT_STAMP=$E2E_DIR/ctxt-stamp
 # window_samples FILE...: samples stamped between t0 and t1, which the storm
-# wrote right after c0 and right before c1: switches of other load before
+# wrote with c0 and c1 (CTXT_STAMP): switches of other load before
 # and after the storm's ctxt window, in a recording's longer window, are
 # not counted (beside stress-ng they put shardrec 2-3.4% and perf 0.6-1.3%
 # over /proc/stat). Without t0 and t1, every sample.
@@ -171,10 +173,11 @@ window_samples() {
 # ctxt_ok LABEL GOT LOST TRUTH: a recording of ./storm.sh (which writes
 # c0, t0, t1 and c1) against its ctxt delta TRUTH: within 2%, or, when short, within
 # one point of stock perf's shortfall on the same storm recorded right
-# after. Beside heavy foreign load this 6.18 guest kernel leaves switches
-# unsampled with no LOST record and no lost-sample count, perf record's as
-# much as shardrec's (0.4-10% seen; its cs and sched:sched_switch samples
-# equal each other). More than 2% over is a duplicate: always a failure.
+# after. Beside heavy foreign load both tools' storms came out 0.4-10% short
+# with no LOST record, read as switches this 6.18 kernel left unsampled;
+# the ctxt and clock readings were then a fork apart, and read together
+# (ctxt-stamp) the shortfall was 0.04-0.11% beside the load loop: the gap
+# may have been all of it. More than 2% over is a duplicate: always a failure.
 ctxt_ok() {
 	local pgot ptruth
 	ctxt_within "$2" "$3" "$4" && return 0
