@@ -255,13 +255,10 @@ static long writer__ring_span(struct writer *w, size_t i, struct ring_span *s, u
  * found its ring 90% full at the next read, where the kernel had found it
  * full (71-pressure -z, CI of 0c79633). Backward rings note nothing.
  */
-static void writer__note_pending(struct writer *w)
+static void writer__note_pending(struct writer *w, uint64_t now)
 {
-	uint64_t now;
-
 	if (w->p.overwrite)
 		return;
-	now = clock__ns(w->p.clockid);
 	for (size_t i = 0; i < w->p.nr_maps; i++)
 		ring__note_pending(&w->p.maps[i].core, now);
 }
@@ -270,8 +267,9 @@ static void writer__note_pending(struct writer *w)
  * Times a shard write that began at @t0 (fault.h's slow writes included):
  * a write that stalls (page reclaim, dirty-page throttling, a slow file
  * system) keeps the rings full as a late wake-up does; -v tells them apart.
+ * Returns the clock it read, which the pending note after it shares.
  */
-static void writer__note_write(struct writer *w, uint64_t t0)
+static uint64_t writer__note_write(struct writer *w, uint64_t t0)
 {
 	uint64_t now = clock__ns(w->p.clockid);
 	/* -k realtime can step back: a write takes no time rather than ages. */
@@ -282,6 +280,7 @@ static void writer__note_write(struct writer *w, uint64_t t0)
 		w->stats.write_max_ns = dt;
 		w->stats.write_max_at = t0;
 	}
+	return now;
 }
 
 /*
@@ -292,7 +291,7 @@ static void writer__note_write(struct writer *w, uint64_t t0)
  */
 static int writer__pass(struct writer *w, struct ring_span *spans, uint64_t wtime)
 {
-	uint64_t payload = 0, t0;
+	uint64_t payload = 0, t0, now;
 	int nr_iov = 1;
 	int err;
 
@@ -326,10 +325,10 @@ static int writer__pass(struct writer *w, struct ring_span *spans, uint64_t wtim
 		err = writer__budget(w, sizeof(w->shard.pass) + payload);
 	if (!err)
 		err = shard__write_pass(&w->shard, wtime, w->iov, nr_iov, payload);
-	writer__note_write(w, t0);
+	now = writer__note_write(w, t0);
 	if (err)
 		return err;
-	writer__note_pending(w);
+	writer__note_pending(w, now);
 	for (size_t i = 0; i < w->p.nr_maps; i++) {
 		if (spans[i].len) {
 			ring__read_done(&w->p.maps[i].core, &spans[i]);
@@ -370,13 +369,14 @@ static int writer__pass_z(struct writer *w, struct ring_span *spans, uint64_t wt
 	err = zpass__compress(&w->z, w->iov, nr_iov, raw);
 	if (err)
 		return err;
-	writer__note_pending(w);
+	/* One clock read: the pending note, then the write's start. */
+	t0 = clock__ns(w->p.clockid);
+	writer__note_pending(w, t0);
 	for (size_t i = 0; i < w->p.nr_maps; i++) {
 		if (spans[i].len)
 			ring__read_done(&w->p.maps[i].core, &spans[i]);
 		writer__aux_done(&w->p.maps[i]);
 	}
-	t0 = clock__ns(w->p.clockid);
 	err = fault__shard_write(w->p.idx, w->shard.off, sizeof(w->shard.pass) + w->z.len);
 	if (!err)
 		err = writer__budget(w, sizeof(w->shard.pass) + w->z.len);
