@@ -316,7 +316,7 @@ static void print_high_water(size_t g, const struct writer_stats *st,
 	pr_info("high-water of writer %zu: ring of cpu %d %.0f%% full (%llu of %llu bytes) at %.2f s",
 		g, hw.cpu, ring_pressure__pct(&hw), (unsigned long long)hw.fill,
 		(unsigned long long)hw.size,
-		hw.time > st->start_time ? (hw.time - st->start_time) / 1e9 : 0.0);
+		writer_report__secs(hw.time, st->start_time));
 }
 
 static void print_writers(struct session *s)
@@ -344,7 +344,7 @@ static void print_writers(struct session *s)
 			print_high_water(g, st, s->group_maps[g], grp->nr_cpus);
 		pr_info("writes of writer %zu: %.3f s in all, the longest %.3f ms at %.2f s",
 			g, st->write_ns / 1e9, st->write_max_ns / 1e6,
-			st->write_max_at > st->start_time ? (st->write_max_at - st->start_time) / 1e9 : 0.0);
+			writer_report__secs(st->write_max_at, st->start_time));
 	}
 }
 

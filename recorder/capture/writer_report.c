@@ -38,7 +38,7 @@ void writer_report__stopped(size_t idx, const struct writer_stats *st,
 			    const struct plan_group *grp, const struct evlist_mmap *maps,
 			    const struct evlist *l)
 {
-	double after = st->err_time > st->start_time ? (st->err_time - st->start_time) / 1e9 : 0;
+	double after = writer_report__secs(st->err_time, st->start_time);
 	uint64_t unread = 0;
 	char cpus[256];
 
@@ -112,7 +112,7 @@ bool writer_report__heavy_loss(const struct loss_advice *a)
 static void advice_ring(const struct loss_advice *a, char *buf, size_t len)
 {
 	const struct ring_pressure *hw = &a->hw;
-	double at = hw->time > a->start ? (hw->time - a->start) / 1e9 : 0;
+	double at = writer_report__secs(hw->time, a->start);
 
 	if (hw->cpu < 0)
 		snprintf(buf, len, "; no ring read found data");

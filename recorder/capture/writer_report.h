@@ -18,6 +18,15 @@
 #include <stdint.h>
 
 /*
+ * Seconds from @start to @t on the recording clock, 0 if @t is not later:
+ * a time never taken is 0, and -k realtime can step back.
+ */
+static inline double writer_report__secs(uint64_t t, uint64_t start)
+{
+	return t > start ? (t - start) / 1e9 : 0.0;
+}
+
+/*
  * Samples the kernel could not put into the rings of @cpus (its
  * PERF_FORMAT_LOST counters, summed over events and threads). Read after
  * the events are disabled, it is final.
