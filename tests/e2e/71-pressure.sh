@@ -30,9 +30,8 @@ for z in "" -z; do
 		{ cat storm.err; fail "storm ${z:-plain} recording failed"; }
 	cat storm.err
 	# The existing per-writer line is unchanged, and each writer has a high-water line.
-	w=$(grep -Ec '^shardrec: writer [0-9]+: node -?[0-9]+, cpus ' storm.err)
-	[ "$w" -ge 1 ] && [ "$(grep -c '^shardrec: high-water of writer ' storm.err)" = "$w" ] ||
-		fail "storm ${z:-plain}: $w writer lines, $(grep -c 'high-water of' storm.err) high-water lines"
+	each_writer storm.err high-water "storm ${z:-plain}"
+	w=$(nr_writers storm.err)
 	hw=$(high_water storm.err)
 	[ "$hw" -ge 95 ] || fail "storm ${z:-plain}: high-water $hw%, a 1-page ring in a storm fills"
 	lost=$(sed -n 's/.*Captured and wrote .* \([0-9]*\) lost samples ]/\1/p' storm.err)

@@ -178,9 +178,8 @@ cat slow.err
 [ $rc = 0 ] || fail "slow disk: exit $rc (124 = hang)"
 [ $(($(date +%s) - start)) -lt 15 ] || fail "slow disk: took $(($(date +%s) - start)) s"
 # -v times every writer's writes: each took at least the 300 ms injected
-w=$(grep -Ec '^shardrec: writer [0-9]+: node ' slow.err)
-[ "$w" -ge 1 ] && [ "$(grep -c '^shardrec: writes of writer ' slow.err)" = "$w" ] ||
-	fail "slow disk: $w writer lines, $(grep -c '^shardrec: writes of writer ' slow.err) write lines"
+each_writer slow.err writes "slow disk"
+w=$(nr_writers slow.err)
 sed -n 's/^shardrec: writes of writer [0-9]*: \([0-9.]*\) s in all, the longest \([0-9.]*\) ms at .*/\1 \2/p' \
 	slow.err | awk -v w="$w" '$1 >= 0.299 && $2 >= 299 { n++ } END { exit n != w }' ||
 	fail "slow disk: a writer's writes timed under the 300 ms injected"

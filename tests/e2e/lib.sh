@@ -113,6 +113,18 @@ perf_lost() {
 		awk '/LOST_SAMPLES events:/ && !/%\)/ { n += $3 } END { print n + 0 }'
 }
 
+# Writers -v listed in stderr saved in $1 ("writer N: node ..., cpus ...").
+nr_writers() { grep -Ec '^shardrec: writer [0-9]+: node -?[0-9]+, cpus ' "$1" || true; }
+
+# each_writer ERRFILE WHAT LABEL: -v listed at least one writer, and a
+# "WHAT of writer N" line for each of them.
+each_writer() {
+	local w n
+	w=$(nr_writers "$1")
+	n=$(grep -c "^shardrec: $2 of writer " "$1") || true
+	[ "$w" -ge 1 ] && [ "$n" = "$w" ] || fail "$3: $w writer lines, $n '$2' lines"
+}
+
 # Samples shardrec's summary printed (stderr saved in $1).
 summary_samples() {
 	sed -n 's/.*Captured and wrote .* (\([0-9]*\) samples).*/\1/p' "$1"
