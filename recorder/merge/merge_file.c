@@ -336,6 +336,25 @@ static int gen_cmp(const void *a, const void *b)
 }
 
 /*
+ * Adds generation @g to @gens, which holds @kept of at most @cap: the
+ * lowest @cap stay, whatever order readdir (the file system's) gives.
+ */
+static void gens_keep_lowest(unsigned *gens, unsigned kept, unsigned cap, unsigned g)
+{
+	unsigned hi = 0;
+
+	if (kept < cap) {
+		gens[kept] = g;
+		return;
+	}
+	for (unsigned i = 1; i < cap; i++)
+		if (gens[i] > gens[hi])
+			hi = i;
+	if (g < gens[hi])
+		gens[hi] = g;
+}
+
+/*
  * A rotated recording's top directory holds one directory per generation
  * (FILE.shards/N, each with its header.data): the first few numbers into
  * @buf, lowest first. How many there are.
@@ -358,9 +377,7 @@ static unsigned rotated_gens(struct merger *m, char *buf, size_t len)
 		snprintf(hdr, sizeof(hdr), "%s/header.data", de->d_name);
 		if (faccessat(m->dirfd, hdr, F_OK, AT_SYMLINK_NOFOLLOW))
 			continue;
-		if (n < 8)
-			gens[n] = strtoul(de->d_name, NULL, 10);
-		n++;
+		gens_keep_lowest(gens, n++, 8, strtoul(de->d_name, NULL, 10));
 	}
 	closedir(d);
 	qsort(gens, n < 8 ? n : 8, sizeof(*gens), gen_cmp);

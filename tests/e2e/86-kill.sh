@@ -104,3 +104,13 @@ rc=0
 cat top.err
 [ "$rc" != 0 ] && grep -q "generations of a rotated recording (.*2).*merge each" top.err ||
 	fail "merge of a rotated run's top directory does not say to merge each generation"
+# It names the lowest generations, whatever order the directory lists them
+# in (ext4 lists by hash): among 39, those from 2 to 9.
+for g in $(seq 3 40); do
+	mkdir rot.data.shards/$g && : >rot.data.shards/$g/header.data
+done
+rc=0
+"$SHARDREC" merge rot.data.shards -o top.data 2>top.err || rc=$?
+cat top.err
+[ "$rc" != 0 ] && grep -q "generations of a rotated recording (2 3 4 5 6 7 8 9 \.\.\.)" top.err ||
+	fail "merge of the top directory of 39 generations does not name the lowest 8"
