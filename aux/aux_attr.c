@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #define ETM_OPT_CTXTID 14
 #define ETM_OPT_CTXTID2 15
@@ -32,14 +33,16 @@ static int etm__check_cpu(const struct aux_attr_params *p, int cpu, uint64_t ctx
 {
 	char name[64];
 	uint32_t idr0, idr2;
+	int ret;
 
 	snprintf(name, sizeof(name), "cpu%d/trcidr/trcidr0", cpu);
 	if (aux_pmu__read_hex(p->sysfs_root, p->pmu, name, &idr0))
 		return 0; /* not ETMv4 (cs_etm_is_etmv4) */
 	snprintf(name, sizeof(name), "cpu%d/trcidr/trcidr2", cpu);
-	if (aux_pmu__read_hex(p->sysfs_root, p->pmu, name, &idr2)) {
-		snprintf(err, errlen, "%s: cannot read %s", p->pmu, name);
-		return -ENOENT;
+	ret = aux_pmu__read_hex(p->sysfs_root, p->pmu, name, &idr2);
+	if (ret) {
+		snprintf(err, errlen, "%s: cannot read %s: %s", p->pmu, name, strerror(-ret));
+		return ret;
 	}
 	/* TRCIDR2.CIDSIZE 4: 32-bit context IDs */
 	if ((ctx & 1ULL << ETM_OPT_CTXTID) && bits(idr2, 5, 9) != 4)

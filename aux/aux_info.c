@@ -221,7 +221,7 @@ static const struct etm_layout {
  * returns an int, which the u64 metadata word sign-extends: a register with
  * bit 31 set is written as 0xffffffff8....... Readers keep the low 32 bits
  * (cs_etm__set_trace_param_etmv4), so we copy the quirk to write what perf
- * writes. 0, -ENOENT (no such register, or unreadable), -EINVAL.
+ * writes. 0, -errno (-ENOENT: no such register; -EACCES), -EINVAL.
  */
 static int etm__reg(const struct aux_info_params *p, int cpu, const char *file, uint64_t *v)
 {

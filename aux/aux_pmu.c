@@ -52,7 +52,10 @@ bool aux_pmu__is_aux(const char *sysfs_root, const char *name)
 	       (!aux_pmu__read_u64(sysfs_root, name, "nr_addr_filters", &nr) && nr > 0);
 }
 
-/* @fmt's one value from the PMU's sysfs file @file. 0, -ENOENT (unreadable), -EINVAL. */
+/*
+ * @fmt's one value from the PMU's sysfs file @file. 0, -errno (-ENOENT;
+ * -EACCES where the file's mode refuses this user), -EINVAL (no value).
+ */
 static int aux_pmu__scan(const char *sysfs_root, const char *pmu, const char *file,
 			 const char *fmt, unsigned long long *v)
 {
@@ -61,7 +64,7 @@ static int aux_pmu__scan(const char *sysfs_root, const char *pmu, const char *fi
 	bool ok;
 
 	if (!line)
-		return -ENOENT;
+		return errno ? -errno : -EINVAL;
 	ok = sscanf(line, fmt, v) == 1;
 	free(line);
 	return ok ? 0 : -EINVAL;

@@ -40,16 +40,21 @@ char *filename__read_line(const char *path)
 	char *line = NULL, *nl;
 	size_t cap = 0;
 	FILE *f = fopen(path, "re");
+	int err = 0;
 
 	if (!f)
 		return NULL;
 	if (getline(&line, &cap, f) <= 0) {
+		/* EOF at once (an empty file) is errno 0; EISDIR and EIO are not. */
+		err = ferror(f) ? errno : 0;
 		free(line);
 		line = NULL;
 	} else if ((nl = strchr(line, '\n'))) {
 		*nl = '\0';
 	}
 	fclose(f);
+	if (!line)
+		errno = err;
 	return line;
 }
 
@@ -62,8 +67,10 @@ char *filename__read_linef(const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vsnprintf(path, sizeof(path), fmt, ap);
 	va_end(ap);
-	if (n < 0 || n >= (int)sizeof(path))
+	if (n < 0 || n >= (int)sizeof(path)) {
+		errno = ENAMETOOLONG;
 		return NULL;
+	}
 	return filename__read_line(path);
 }
 

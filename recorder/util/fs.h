@@ -12,9 +12,12 @@
 int filename__read_ll(const char *path, long long *v);
 /* /proc/sys/kernel/@name as a number, or @def when it cannot be read. */
 long long sysctl__read_kernel(const char *name, long long def);
-/* First line of @path without its newline, malloc'ed; NULL if unreadable or empty. */
+/*
+ * First line of @path without its newline, malloc'ed; NULL if unreadable
+ * (errno says why: ENOENT, EACCES, ...) or empty (errno 0).
+ */
 char *filename__read_line(const char *path);
-/* filename__read_line() of a path built from @fmt; NULL also when the path is too long. */
+/* filename__read_line() of a path built from @fmt; NULL, ENAMETOOLONG when the path is too long. */
 __attribute__((format(printf, 1, 2))) char *filename__read_linef(const char *fmt, ...);
 /*
  * The one whole-file reader: the bytes of @path, NUL bytes included, into a

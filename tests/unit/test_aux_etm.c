@@ -239,6 +239,10 @@ static void test_errors(void **state)
 		 fk->root);
 	assert_int_equal(unlink(path), 0);
 	assert_int_equal(aux_info__build(&p, buf, sizeof(buf)), -ENOENT);
+	/* The reader's errno comes through (EACCES for a user, here EISDIR). */
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_equal(aux_info__build(&p, buf, sizeof(buf)), -EISDIR);
+	assert_int_equal(rmdir(path), 0);
 	put_reg(fk, 1, "trcidr/trcidr8", "junk");
 	assert_int_equal(aux_info__build(&p, buf, sizeof(buf)), -EINVAL);
 	cpus[1] = 7; /* no cs_etm/cpu7 at all */

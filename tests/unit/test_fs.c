@@ -2,7 +2,8 @@
 /*
  * util/fs: the whole-file reader keeps NUL bytes and counts them, reads
  * past its 4 KiB chunk and stops at @max; a missing file is -ENOENT; the
- * string form ends at the first NUL; the cgroup2 finder gives a path.
+ * string form ends at the first NUL; the line reader's errno says why it
+ * read nothing; the cgroup2 finder gives a path.
  */
 #include "unit_util.h"
 
@@ -94,6 +95,32 @@ static void test_empty_and_missing(void **state)
 	assert_null(buf);
 }
 
+/* The line reader's NULL says why in errno: 0 for an empty file. */
+static void test_read_line_errno(void **state)
+{
+	char path[PATH_MAX], *line;
+
+	(void)state;
+	unit_put_bytes(dir, "line", "one\ntwo\n", 8);
+	line = filename__read_linef("%s/line", dir);
+	assert_non_null(line);
+	assert_string_equal(line, "one");
+	free(line);
+	unit_put_bytes(dir, "empty-line", "", 0);
+	errno = EBADF;
+	assert_null(filename__read_linef("%s/empty-line", dir));
+	assert_int_equal(errno, 0);
+	assert_null(filename__read_linef("%s/missing", dir));
+	assert_int_equal(errno, ENOENT);
+	/* A directory opens, then fails to read. */
+	assert_null(filename__read_linef("%s", dir));
+	assert_int_equal(errno, EISDIR);
+	memset(path, 'x', sizeof(path) - 1);
+	path[sizeof(path) - 1] = '\0';
+	assert_null(filename__read_linef("%s/%s", dir, path));
+	assert_int_equal(errno, ENAMETOOLONG);
+}
+
 /* procfs reports a size of 0: the reader goes to EOF all the same. */
 static void test_procfs(void **state)
 {
@@ -125,6 +152,7 @@ int main(void)
 		cmocka_unit_test(test_nul_bytes_kept),
 		cmocka_unit_test(test_large_and_max),
 		cmocka_unit_test(test_empty_and_missing),
+		cmocka_unit_test(test_read_line_errno),
 		cmocka_unit_test(test_procfs),
 		cmocka_unit_test(test_cgroup2_mountpoint),
 	};
