@@ -134,12 +134,16 @@ print(b[o:o + s].hex())' "$1"
 # -p targets for the synthesis flags: a process that changes its name.
 # Waits until sh has its libraries mapped, so that the synthesized maps are
 # complete whatever the load (under load 0.1 s could catch it mid-exec).
+# It becomes matrix only when the recorded command, which runs after the
+# tasks were described, creates target.go: after a fixed 0.5 s, a
+# recorder slowed by load described matrix instead of sh.
 # matrix lives 60 s and is killed after the recording: a recorder stops
 # when its -p target ends (exit 143, 82-options), and under load perf 6.1
 # took over 3 s to start, past a 3 s target's end.
 target() {
 	local i
-	sh -c "sleep 0.5; exec $M -s 60" &
+	rm -f target.go
+	sh -c "while [ ! -e target.go ]; do sleep 0.02; done; exec $M -s 60" &
 	TPID=$!
 	for i in $(seq 100); do
 		[ "$(cat /proc/$TPID/comm 2>/dev/null)" = sh ] && grep -q libc /proc/$TPID/maps 2>/dev/null && return 0
@@ -147,10 +151,11 @@ target() {
 	done
 	fail "target $TPID: sh never started"
 }
-# The recorded command's script: until $TPID has become matrix (the name
-# --tail-synthesize must find at the end), then 0.2 s; at most 10 s.
+# The recorded command's script: lets $TPID become matrix and waits until
+# it has (the name --tail-synthesize must find at the end), then 0.2 s; at
+# most 10 s.
 till_matrix() {
-	echo "for i in \$(seq 200); do grep -qx matrix /proc/$TPID/comm 2>/dev/null && break; sleep 0.05; done; sleep 0.2"
+	echo "touch target.go; for i in \$(seq 200); do grep -qx matrix /proc/$TPID/comm 2>/dev/null && break; sleep 0.05; done; sleep 0.2"
 }
 # synthesized records (time 0) of $TPID in FILE: "COMM:NAME" and "MMAP2" lines
 synth_of() {
