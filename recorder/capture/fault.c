@@ -14,10 +14,10 @@
 #define FAULT_MAX 8
 #define FAULT_ANY_WRITER (~0U)
 
-enum fault_kind { FAULT_ENOSPC, FAULT_EIO, FAULT_SLOW, FAULT_HOLD, FAULT_KILL };
+enum fault_kind { FAULT_ENOSPC, FAULT_EIO, FAULT_SLOW, FAULT_HOLD, FAULT_KILL, FAULT_SYNTH };
 
 struct fault {
-	unsigned writer; /* FAULT_HOLD: the CPU; FAULT_KILL: the generation */
+	unsigned writer; /* FAULT_HOLD: the CPU; FAULT_KILL, FAULT_SYNTH: the generation */
 	enum fault_kind kind;
 	uint64_t arg;
 	uint64_t hold_start; /* FAULT_HOLD: set by the ring's one writer, read by it alone */
@@ -34,6 +34,8 @@ static int parse_kind(const char *what, const char *s, enum fault_kind *k)
 		return strcmp(s, "hold") ? -EINVAL : (*k = FAULT_HOLD, 0);
 	if (!strcmp(what, "switch"))
 		return strcmp(s, "kill") ? -EINVAL : (*k = FAULT_KILL, 0);
+	if (!strcmp(what, "synth"))
+		return strcmp(s, "sleep") ? -EINVAL : (*k = FAULT_SYNTH, 0);
 	if (strcmp(what, "writer"))
 		return -EINVAL;
 	if (!strcmp(s, "enospc_after"))
@@ -47,7 +49,7 @@ static int parse_kind(const char *what, const char *s, enum fault_kind *k)
 	return 0;
 }
 
-/* One "writer:IDX:KIND:ARG", "ring:CPU:hold:MS" or "switch:GEN:kill:MS". */
+/* One "writer:IDX:KIND:ARG", "ring:CPU:hold:MS", "switch:GEN:kill:MS" or "synth:1:sleep:MS". */
 static int parse_one(char *s, struct fault *f)
 {
 	char *save = NULL, *tok[4];
@@ -122,7 +124,7 @@ int fault__shard_write(unsigned idx, uint64_t off, uint64_t len)
 	for (unsigned i = 0; i < nr_faults; i++) {
 		const struct fault *f = &faults[i];
 
-		if (f->kind == FAULT_HOLD || f->kind == FAULT_KILL ||
+		if (f->kind == FAULT_HOLD || f->kind == FAULT_KILL || f->kind == FAULT_SYNTH ||
 		    (f->writer != FAULT_ANY_WRITER && f->writer != idx))
 			continue;
 		if (f->kind == FAULT_SLOW)
@@ -157,4 +159,12 @@ void fault__switch_taken(unsigned gen)
 			sleep_ms(faults[i].arg);
 			raise(SIGKILL);
 		}
+}
+
+void fault__synth_done(void)
+{
+	pthread_once(&fault_once, fault__init);
+	for (unsigned i = 0; i < nr_faults; i++)
+		if (faults[i].kind == FAULT_SYNTH && faults[i].writer == 1)
+			sleep_ms(faults[i].arg);
 }

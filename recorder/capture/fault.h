@@ -6,7 +6,8 @@
  * variable SHARDREC_FAULT is set when the first writer writes:
  *
  *   SHARDREC_FAULT=SPEC[,SPEC...]
- *     SPEC = writer:IDX:KIND:ARG | ring:CPU:hold:MS | switch:GEN:kill:MS
+ *     SPEC = writer:IDX:KIND:ARG | ring:CPU:hold:MS | switch:GEN:kill:MS |
+ *            synth:1:sleep:MS
  *     IDX   a writer index, or * for every writer
  *     KIND  enospc_after  the write that would take the shard past ARG
  *                         bytes fails with ENOSPC (nothing of it written)
@@ -21,6 +22,10 @@
  *                         after the previous one was handed to the merge,
  *                         while the writers record into GEN, before its
  *                         header describes the tasks
+ *     synth:1:sleep:MS    the recorder sleeps MS milliseconds once the
+ *                         tasks are described (header.data written), before
+ *                         the events are enabled: what starts meanwhile
+ *                         must have its records all the same
  *
  * e.g. SHARDREC_FAULT=writer:1:enospc_after:200000. A set variable is
  * announced with a warning so it is never active unnoticed. It is a testing
@@ -49,6 +54,9 @@ bool fault__ring_held(unsigned cpu, uint64_t now_ns);
 
 /* The switch to @gen, before its header is replaced: dies there if switch:GEN:kill says so. */
 void fault__switch_taken(unsigned gen);
+
+/* The first generation's tasks were described: sleeps if synth:1:sleep says so. */
+void fault__synth_done(void);
 
 /* Parses @spec (the SHARDREC_FAULT syntax) for tests. 0 / -EINVAL. */
 int fault__set(const char *spec);

@@ -2,6 +2,7 @@
 #include "recorder/capture/session.h"
 #include "numa/numa.h"
 #include "recorder/capture/control.h"
+#include "recorder/capture/fault.h"
 #include "recorder/capture/membudget.h"
 #include "recorder/capture/pipe_out.h"
 #include "recorder/capture/record_ctl.h"
@@ -770,6 +771,9 @@ static int session__setup(struct session *s)
 		ret = session__rotate_setup(s);
 	if (!ret)
 		ret = session__write_header(s);
+	/* Test-only fault injection (fault.h); inert unless SHARDREC_FAULT is set. */
+	if (!ret)
+		fault__synth_done();
 	if (!ret)
 		ret = session__reserve_tail(s);
 	/* Before any writer thread exists: capabilities are per thread. */

@@ -60,6 +60,23 @@ static void test_switch_kill(void **state)
 	assert_false(fault__ring_held(2, 1));
 }
 
+/* synth:1:sleep:MS sleeps once the tasks are described, and nowhere else. */
+static void test_synth_sleep(void **state)
+{
+	struct timespec a, b;
+
+	(void)state;
+	assert_int_equal(fault__set("synth:1:kill:5"), -EINVAL);
+	assert_int_equal(fault__set("writer:1:sleep:5"), -EINVAL);
+	assert_int_equal(fault__set("synth:1:sleep:30"), 0);
+	assert_int_equal(fault__shard_write(1, 1ULL << 40, 4096), 0);
+	assert_false(fault__ring_held(1, 1));
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	fault__synth_done();
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	assert_true((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 >= 29);
+}
+
 static void test_enospc_one_writer(void **state)
 {
 	(void)state;
@@ -99,7 +116,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
-		cmocka_unit_test(test_ring_hold), cmocka_unit_test(test_switch_kill),
+		cmocka_unit_test(test_ring_hold),
+		cmocka_unit_test(test_switch_kill),
+		cmocka_unit_test(test_synth_sleep),
 		cmocka_unit_test(test_enospc_one_writer),
 		cmocka_unit_test(test_eio_every_writer),
 		cmocka_unit_test(test_slow),
