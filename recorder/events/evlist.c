@@ -144,6 +144,11 @@ static void configure_attr(struct evsel *e, const struct record_opts *o, bool fi
 	}
 }
 
+bool evsel__is_aux(const struct evsel *e)
+{
+	return e->ev.pmu[0] && aux_pmu__is_aux(NULL, e->ev.pmu);
+}
+
 /*
  * An event on an AUX PMU gets an AUX area per CPU (-m DATA,AUX, 1 MiB by
  * default). Its fd must own each CPU's ring, where the area is mapped, so
@@ -154,7 +159,7 @@ static int evlist__configure_aux(struct evlist *l, const struct record_opts *o, 
 {
 	l->aux_evsel = -1;
 	for (size_t i = 0; i < l->nr; i++)
-		if (l->evsel[i].ev.pmu[0] && aux_pmu__is_aux(NULL, l->evsel[i].ev.pmu)) {
+		if (evsel__is_aux(&l->evsel[i])) {
 			/* -D's tracking dummy would have to follow it: not done yet. */
 			if (i && (o->delay_ms || o->start_disabled)) {
 				snprintf(err, errlen, "%s: -D is not supported with an AUX area event",

@@ -120,6 +120,9 @@ void evlist__pfile_events(const struct evlist *l, struct pfile_event *ev);
 /* Unmaps rings, closes fds, frees everything. */
 void evlist__release(struct evlist *l);
 
+/* True if @e is on a PMU that produces AUX data (aux_pmu__is_aux). */
+bool evsel__is_aux(const struct evsel *e);
+
 /*
  * ---- event config (sample_config.c) ----
  *
@@ -136,7 +139,8 @@ void evlist__release(struct evlist *l);
 
 /*
  * Applies @o's sample options to every evsel of @l (after the base
- * configuration; evsel 0 is the tracking event), attaches --filter strings
+ * configuration; evsel 0 is the tracking event: a dummy:HG made from the
+ * first one for -D, -a and -C, as perf's), attaches --filter strings
  * to their tracepoints and opens the -G cgroup. 0 / -errno with one line in
  * @err.
  */

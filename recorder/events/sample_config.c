@@ -19,6 +19,20 @@ static bool has_tracepoint(const struct evlist *l)
 	return false;
 }
 
+/* perf's target__has_cpu: the events see every task of their CPUs. */
+static bool cpu_wide(const struct record_opts *o)
+{
+	return o->system_wide || o->cpu_list;
+}
+
+static bool has_aux(const struct evlist *l)
+{
+	for (size_t i = 0; i < l->nr; i++)
+		if (evsel__is_aux(&l->evsel[i]))
+			return true;
+	return false;
+}
+
 static void set_callchain(struct perf_event_attr *a, const struct record_opts *o, bool first)
 {
 	uint64_t regs = o->user_regs;
@@ -183,11 +197,17 @@ static int open_cgroup(struct evlist *l, const struct record_opts *o, char *err,
 }
 
 /*
- * -D: as perf does, a dummy event (it never samples) takes over the
- * tracking bits and stays enabled on exec, so the workload's exec COMM and
- * mmaps are recorded during the delay; the sampling events wait for it.
+ * perf's record__open: a dummy event (it never samples) takes over the
+ * tracking bits where the sampling events start late or the tasks are
+ * described while others run.
+ * - -D on a task: enabled on exec, so the workload's exec COMM and mmaps
+ *   are recorded during the delay; the sampling events wait for it.
+ * - -a, -C (@immediate): enabled from its open, so that what starts,
+ *   execs or maps while /proc is read for the task records, and the
+ *   writers as they start, have records: without it, a process started
+ *   meanwhile (an MPI rank) had no COMM or maps, and its samples no symbols.
  */
-static int add_tracking_dummy(struct evlist *l)
+static int add_tracking_dummy(struct evlist *l, const struct record_opts *o, bool immediate)
 {
 	struct evsel *n = realloc(l->evsel, (l->nr + 1) * sizeof(*n));
 	struct perf_event_attr *a, *first;
@@ -209,6 +229,13 @@ static int add_tracking_dummy(struct evlist *l)
 	a->exclude_user = a->exclude_kernel = a->exclude_hv = 0;
 	/* evsel__config(): a dummy never samples, no branch stack (EOPNOTSUPP) */
 	a->sample_type &= ~(uint64_t)PERF_SAMPLE_BRANCH_STACK;
+	/* evsel__config: a fixed period of 1 records no PERIOD unless -P asks */
+	if (!o->sample_period)
+		a->sample_type &= ~(uint64_t)PERF_SAMPLE_PERIOD;
+	/* :HG, host and guest */
+	a->exclude_guest = 0;
+	if (immediate)
+		a->disabled = a->enable_on_exec = 0;
 	snprintf(n[0].ev.name, sizeof(n[0].ev.name), "dummy:HG");
 	first->mmap = first->mmap2 = first->mmap_data = first->comm = first->comm_exec = 0;
 	first->task = first->context_switch = 0;
@@ -235,8 +262,12 @@ int sample_config__apply(struct evlist *l, const struct record_opts *o, char *er
 		if (ret)
 			return ret;
 	}
-	if (o->delay_ms || o->start_disabled) {
-		ret = add_tracking_dummy(l);
+	/*
+	 * An AUX area event must stay first (evlist__configure_aux), so it
+	 * keeps the tracking bits with -a; with -D, configure_aux refuses.
+	 */
+	if (o->delay_ms || o->start_disabled || (cpu_wide(o) && !has_aux(l))) {
+		ret = add_tracking_dummy(l, o, cpu_wide(o));
 		if (ret) {
 			snprintf(err, errlen, "out of memory");
 			return ret;

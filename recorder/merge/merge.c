@@ -143,17 +143,20 @@ int merger__out_round(struct merger *m)
  * recording's id: the kernel (seen on 6.18) prepares one sample for all the
  * events a switch or tracepoint hits, and its id is the first event's. perf
  * aborts on them ("failed to process type: 9"). In our ring, on a CPU where
- * we have one such event, the sample is that event's: relabel it.
+ * we have one such event, the sample is that event's: relabel it. A dummy
+ * (-a's tracking event) never samples: it is not one of them.
  */
 static bool cpu_sw_event(const struct merger *m, uint64_t id)
 {
 	long ev = pfile__event_index(&m->hdr, id);
-	uint32_t type;
+	const struct perf_event_attr *a;
 
 	if (ev < 0)
 		return false;
-	type = m->hdr.events[ev].attr.type;
-	return type == PERF_TYPE_SOFTWARE || type == PERF_TYPE_TRACEPOINT;
+	a = &m->hdr.events[ev].attr;
+	if (a->type == PERF_TYPE_SOFTWARE)
+		return a->config != PERF_COUNT_SW_DUMMY;
+	return a->type == PERF_TYPE_TRACEPOINT;
 }
 
 /* Notes the CPU of each software or tracepoint id of an ID_INDEX record. 0 / -ENOMEM. */

@@ -69,3 +69,32 @@ done
 # -p names no FORK: a time-0 FORK makes readers start the task afresh.
 ! grep -q FORK ours-p.synth || fail "-p: synthesized FORK records (perf writes none)"
 grep -q "FORK($pid:$pid)" ours-a.synth || fail "-a: no FORK for the leader (perf writes one)"
+
+# ---- a task started while the tasks are described has its records ----
+# A process started after /proc was read and before the events were enabled
+# had no COMM, FORK or maps in the file: its samples had no name (":PID")
+# and no symbols. As perf's, a dummy event enabled from its open records
+# it. SHARDREC_FAULT holds that window open for 2 s (recorder/capture/fault.h).
+SHARDREC_FAULT=synth:1:sleep:2000 "$SHARDREC" record -q -a -e cpu-clock -F 500 -o late.data -- \
+	sleep 1.5 >late.log 2>&1 &
+recpid=$!
+wait_for late.data.shards/header.data
+"$PROGS/hot" 3000 1 >/dev/null &
+hot=$!
+wait $recpid || { cat late.log; fail "record -a with a task started in the window failed"; }
+kill $hot 2>/dev/null || true
+wait $hot 2>/dev/null || true
+check_perf_file late.data
+perf_clean "script --show-task-events" script -i late.data --show-task-events -F pid,tid,time,event
+# It started after the tasks were described: no time-0 record names it.
+! awk -v p="$hot" '$1 == "0/0" && index($0, "(" p ":")' "$TMP/perf.out" | grep -q . ||
+	fail "the window was not held: $hot has synthesized records"
+grep -q "PERF_RECORD_COMM exec: hot:$hot/$hot" "$TMP/perf.out" ||
+	fail "no COMM of the task started while the tasks were described"
+perf_clean "script --pid" script -i late.data --pid "$hot" -F comm,ip,sym
+n=$(wc -l <"$TMP/perf.out")
+named=$(grep -c '^ *hot ' "$TMP/perf.out" || true)
+echo "task started in the window: $named of its $n samples named and resolved"
+[ "$n" -gt 0 ] || fail "no sample of the task started in the window"
+[ "$named" = "$n" ] || fail "only $named of $n samples of the task started in the window are named"
+grep -q hot_loop "$TMP/perf.out" || fail "the task started in the window has no symbols"

@@ -528,6 +528,45 @@ static void test_other_terms(void **state)
 	assert_int_equal(a.sample_type & ST(CALLCHAIN), 0);
 }
 
+/*
+ * -a and -C: as perf 6.1's record__open, a dummy:HG, enabled from its open,
+ * takes the tracking bits (perf evlist -v of perf's -a recordings): what
+ * starts while the tasks are described has records. -D on a task: on exec.
+ */
+static void test_tracking_dummy(void **state)
+{
+	struct record_opts a = {.system_wide = true}, c = {.cpu_list = "0"};
+	struct record_opts ad = {.system_wide = true, .delay_ms = 10, .switch_events = true};
+	struct record_opts d = {.delay_ms = 10, .argv = (char *[]){"true", NULL}};
+	struct record_opts t = {0};
+	struct perf_event_attr x;
+
+	(void)state;
+	for (struct record_opts *o = &a; o; o = o == &a ? &c : o == &c ? &ad : NULL) {
+		x = attr_of(o, "cpu-clock", 0);
+		assert_int_equal(x.config, PERF_COUNT_SW_DUMMY);
+		assert_int_equal(x.disabled, 0);
+		assert_int_equal(x.enable_on_exec, 0);
+		assert_int_equal(x.exclude_guest, 0);
+		assert_int_equal(x.sample_type & ST(PERIOD), 0);
+		assert_true(x.mmap && x.mmap2 && x.comm && x.comm_exec && x.task);
+		assert_int_equal(x.context_switch, o == &ad);
+		x = attr_of(o, "cpu-clock", 1);
+		assert_int_equal(x.config, PERF_COUNT_SW_CPU_CLOCK);
+		assert_int_equal(x.disabled, 1);
+		assert_false(x.mmap || x.mmap2 || x.comm || x.task || x.context_switch);
+	}
+	x = attr_of(&d, "cpu-clock", 0);
+	assert_int_equal(x.config, PERF_COUNT_SW_DUMMY);
+	assert_int_equal(x.disabled, 1);
+	assert_int_equal(x.enable_on_exec, 1);
+	assert_int_equal(attr_of(&d, "cpu-clock", 1).enable_on_exec, 0);
+	/* A task without -D: the sampling event tracks, as in perf. */
+	x = attr_of(&t, "cpu-clock", 0);
+	assert_int_equal(x.config, PERF_COUNT_SW_CPU_CLOCK);
+	assert_true(x.mmap && x.comm && x.task);
+}
+
 /* ---- tracing data from a fake tracefs ---- */
 
 static char root[64];
@@ -677,6 +716,7 @@ int main(void)
 	    cmocka_unit_test(test_branch_cli),
 	    cmocka_unit_test(test_callgraph_terms),
 	    cmocka_unit_test(test_other_terms),
+	    cmocka_unit_test(test_tracking_dummy),
 	    cmocka_unit_test_setup_teardown(test_tracing_data, tracefs_setup, tracefs_teardown),
 	};
 
