@@ -106,6 +106,7 @@ static int gen_init(struct gen *g, const char *dir, unsigned nshards)
 {
 	char path[4096], err[512];
 	struct pfile pf = {.fd = -1};
+	const struct pfile_event *ev;
 	struct timespec ts;
 	int ret;
 
@@ -115,8 +116,13 @@ static int gen_init(struct gen *g, const char *dir, unsigned nshards)
 		fprintf(stderr, "genshards: %s\n", err);
 		return ret;
 	}
-	g->sample_type = pf.events[0].attr.sample_type;
-	g->id = pf.events[0].nr_ids ? pf.events[0].ids[0] : 0;
+	/* -a puts perf's tracking dummy first: it never samples, the next event does. */
+	ev = &pf.events[0];
+	if (pf.nr_events > 1 && ev->attr.type == PERF_TYPE_SOFTWARE &&
+	    ev->attr.config == PERF_COUNT_SW_DUMMY)
+		ev++;
+	g->sample_type = ev->attr.sample_type;
+	g->id = ev->nr_ids ? ev->ids[0] : 0;
 	memset(g->run_id, 0, sizeof(g->run_id));
 	if (pf.feats.sec[SHARD_FEAT_RUN_ID].size == SHARD_RUN_ID_SIZE)
 		memcpy(g->run_id, pf.feats.sec[SHARD_FEAT_RUN_ID].data, SHARD_RUN_ID_SIZE);
