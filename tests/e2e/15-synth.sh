@@ -52,14 +52,17 @@ for mode in "-p $pid" "-a"; do
 	rec "$SHARDREC" ours$tag.data $mode
 	check_perf_file ours$tag.data
 
-	synth_of_pid perf$tag.data >perf$tag.synth
+	# perf's own -a recording may lose chunks under load (one thread drains
+	# every ring: the loop's 10th run saw "lost 3 chunks"); the synthesized
+	# records it is compared on are written by perf itself, never lost.
+	ALLOW_LOSS_WARNING=1 synth_of_pid perf$tag.data >perf$tag.synth
 	synth_of_pid ours$tag.data >ours$tag.synth
 	[ -s perf$tag.synth ] || fail "$tag: perf synthesized nothing for $pid (test broken?)"
 	grep -q "MMAP2 $pid/$pid: .* r--p " perf$tag.synth || fail "$tag: perf wrote no data maps"
 	diff -u perf$tag.synth ours$tag.synth || fail "$tag: synthesized records differ from perf's"
 	echo "$tag: $(wc -l <ours$tag.synth) synthesized records for $pid, as perf's"
 
-	read -r ok n < <(unwound perf$tag.data)
+	read -r ok n < <(ALLOW_LOSS_WARNING=1 unwound perf$tag.data)
 	read -r ook on < <(unwound ours$tag.data)
 	echo "$tag: unwound past the leaf: perf $ok of $n, shardrec $ook of $on"
 	[ "$n" -gt 50 ] && [ "$on" -gt 50 ] || fail "$tag: too few samples of $pid (perf $n, ours $on)"
