@@ -103,7 +103,7 @@ static int session__target(struct session *s)
 			free(cpus);
 			return nr_threads;
 		}
-	} else if (s->have_workload && !o->system_wide && !o->cpu_list) {
+	} else if (s->have_workload && !record_opts__cpu_wide(o)) {
 		all = s->wl.pid;
 	}
 	ret = evlist__set_target(&s->evl, cpus, nr_cpus, threads ? threads : &all, nr_threads);

@@ -157,7 +157,7 @@ static int aux_have_sched_switch(const struct session *s)
 {
 	if (!s->evl.evsel[0].ev.attr.context_switch)
 		return 0;
-	return s->o->system_wide || s->o->cpu_list ? 3 : 2;
+	return record_opts__cpu_wide(s->o) ? 3 : 2;
 }
 
 /*
@@ -212,7 +212,7 @@ static int session__synth_tasks(struct session *s, struct synth *sy)
 	sy->skip_unreadable = s->o->uid != NULL;
 	if (session__has_task(s))
 		ret = synth__threads(sy, s->evl.threads, s->evl.nr_threads);
-	else if (s->o->system_wide || s->o->cpu_list)
+	else if (record_opts__cpu_wide(s->o))
 		ret = synth__all_processes(sy);
 	/*
 	 * A rotated file: the command as perf's record__synthesize_workload

@@ -580,13 +580,13 @@ static int bad_long_option(const char *arg, char *err, size_t errlen)
 
 int record_opts__check(struct record_opts *o, char *err, size_t errlen)
 {
-	int targets = !!o->pid_list + !!o->tid_list + (o->system_wide || o->cpu_list) + !!o->uid;
+	int targets = !!o->pid_list + !!o->tid_list + record_opts__cpu_wide(o) + !!o->uid;
 
 	if (targets > 1)
 		BAD("-a/-C, -p, -t and -u exclude each other");
 	if (o->all_user && o->all_kernel)
 		BAD("--all-user and --all-kernel exclude each other");
-	if (o->cgroup && !o->system_wide && !o->cpu_list)
+	if (o->cgroup && !record_opts__cpu_wide(o))
 		BAD("-G/--cgroup needs per-CPU events: add -a or -C");
 	if (!targets && !o->argc && !o->dry_run)
 		BAD("nothing to record: give a command, -a, -C, -p, -t or -u (see --help)");

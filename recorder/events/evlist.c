@@ -60,7 +60,7 @@ static uint64_t sample_type(const struct record_opts *o)
 		      PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
 
 	/* perf adds CPU for CPU-wide targets; the merge does not need it. */
-	if (o->system_wide || o->cpu_list || o->sample_cpu)
+	if (record_opts__cpu_wide(o) || o->sample_cpu)
 		st |= PERF_SAMPLE_CPU;
 	if (o->callgraph_fp)
 		st |= PERF_SAMPLE_CALLCHAIN;
@@ -112,7 +112,7 @@ static void configure_attr(struct evsel *e, const struct record_opts *o, bool fi
 			   size_t wakeup_bytes)
 {
 	struct perf_event_attr *a = &e->ev.attr;
-	bool task = !o->system_wide && !o->cpu_list;
+	bool task = !record_opts__cpu_wide(o);
 
 	a->size = sizeof(*a);
 	a->sample_type = sample_type(o);

@@ -6,10 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+bool record_opts__cpu_wide(const struct record_opts *o)
+{
+	return o->system_wide || o->cpu_list;
+}
+
 bool record_opts__command_is_target(const struct record_opts *o)
 {
-	return o->argc && !o->system_wide && !o->cpu_list && !o->pid_list && !o->tid_list &&
-	       !o->uid;
+	return o->argc && !record_opts__cpu_wide(o) && !o->pid_list && !o->tid_list && !o->uid;
 }
 
 long record_opts__append(char **list, const char *item)

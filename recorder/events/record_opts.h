@@ -174,6 +174,11 @@ long record_opts__append(char **list, const char *item);
 /* Frees what parsing allocated (record_opts__parse, cli/cli_record.h). */
 void record_opts__release(struct record_opts *o);
 /*
+ * perf's target__has_cpu: -a or -C, the events see every task of their
+ * CPUs. The one test for it; -a and -C differ only in which CPUs.
+ */
+bool record_opts__cpu_wide(const struct record_opts *o);
+/*
  * True when the command is what is recorded (no -a, -C, -p, -t or -u): its
  * events enable on exec. Otherwise a command only bounds the recording.
  */

@@ -19,12 +19,6 @@ static bool has_tracepoint(const struct evlist *l)
 	return false;
 }
 
-/* perf's target__has_cpu: the events see every task of their CPUs. */
-static bool cpu_wide(const struct record_opts *o)
-{
-	return o->system_wide || o->cpu_list;
-}
-
 static bool has_aux(const struct evlist *l)
 {
 	for (size_t i = 0; i < l->nr; i++)
@@ -176,7 +170,7 @@ static int open_cgroup(struct evlist *l, const struct record_opts *o, char *err,
 	const char *rel = o->cgroup;
 	char root[4096], path[8200];
 
-	if (!o->system_wide && !o->cpu_list) {
+	if (!record_opts__cpu_wide(o)) {
 		snprintf(err, errlen, "-G/--cgroup needs per-CPU events: add -a or -C");
 		return -EINVAL;
 	}
@@ -266,8 +260,8 @@ int sample_config__apply(struct evlist *l, const struct record_opts *o, char *er
 	 * An AUX area event must stay first (evlist__configure_aux), so it
 	 * keeps the tracking bits with -a; with -D, configure_aux refuses.
 	 */
-	if (o->delay_ms || o->start_disabled || (cpu_wide(o) && !has_aux(l))) {
-		ret = add_tracking_dummy(l, o, cpu_wide(o));
+	if (o->delay_ms || o->start_disabled || (record_opts__cpu_wide(o) && !has_aux(l))) {
+		ret = add_tracking_dummy(l, o, record_opts__cpu_wide(o));
 		if (ret) {
 			snprintf(err, errlen, "out of memory");
 			return ret;

@@ -188,7 +188,7 @@ static int job__record_argv(struct job *j, int argc, char **argv)
 /* The targets the user gave, before job__choose_mode sets its own. */
 static void job__user_targets(struct job *j)
 {
-	j->user_cpu_wide = j->o.system_wide || j->o.cpu_list;
+	j->user_cpu_wide = record_opts__cpu_wide(&j->o);
 	j->user_tasks = j->o.pid_list || j->o.tid_list || j->o.uid;
 	j->user_cgroup = j->o.cgroup;
 }

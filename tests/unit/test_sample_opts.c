@@ -181,7 +181,9 @@ static void test_perf_spellings(void **state)
 
 	assert_int_equal(PARSE(&o, "record", "--", "true"), 0);
 	assert_true(record_opts__command_is_target(&o));
+	assert_false(record_opts__cpu_wide(&o));
 	assert_int_equal(PARSE(&o, "record", "-p", "1", "--", "sleep", "1"), 0);
+	assert_false(record_opts__cpu_wide(&o));
 	assert_string_equal(o.pid_list, "1");
 	assert_int_equal(o.argc, 2);
 	assert_false(record_opts__command_is_target(&o));
@@ -191,6 +193,10 @@ static void test_perf_spellings(void **state)
 	assert_false(record_opts__command_is_target(&o));
 	assert_int_equal(PARSE(&o, "record", "-a", "--", "true"), 0);
 	assert_false(record_opts__command_is_target(&o));
+	assert_true(record_opts__cpu_wide(&o));
+	assert_int_equal(PARSE(&o, "record", "-C", "0", "--", "true"), 0);
+	assert_false(record_opts__command_is_target(&o));
+	assert_true(record_opts__cpu_wide(&o));
 	assert_int_equal(PARSE(&o, "record", "-p", "1"), 0);
 	assert_false(record_opts__command_is_target(&o));
 	assert_int_equal(PARSE(&o, "record", "-p", "1", "-a", "--", "true"), -EINVAL);
