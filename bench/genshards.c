@@ -118,8 +118,7 @@ static int gen_init(struct gen *g, const char *dir, unsigned nshards)
 	}
 	/* -a puts perf's tracking dummy first: it never samples, the next event does. */
 	ev = &pf.events[0];
-	if (pf.nr_events > 1 && ev->attr.type == PERF_TYPE_SOFTWARE &&
-	    ev->attr.config == PERF_COUNT_SW_DUMMY)
+	if (pf.nr_events > 1 && pfile_attr__is_dummy(&ev->attr))
 		ev++;
 	g->sample_type = ev->attr.sample_type;
 	g->id = ev->nr_ids ? ev->ids[0] : 0;

@@ -154,9 +154,9 @@ static bool cpu_sw_event(const struct merger *m, uint64_t id)
 	if (ev < 0)
 		return false;
 	a = &m->hdr.events[ev].attr;
-	if (a->type == PERF_TYPE_SOFTWARE)
-		return a->config != PERF_COUNT_SW_DUMMY;
-	return a->type == PERF_TYPE_TRACEPOINT;
+	if (pfile_attr__is_dummy(a))
+		return false;
+	return a->type == PERF_TYPE_SOFTWARE || a->type == PERF_TYPE_TRACEPOINT;
 }
 
 /* Notes the CPU of each software or tracepoint id of an ID_INDEX record. 0 / -ENOMEM. */

@@ -18,6 +18,7 @@
 #define SHARDREC_PFILE_FORMAT_H
 
 #include <linux/perf_event.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -131,6 +132,16 @@ struct pfile_event {
 	uint64_t *ids; /* owned likewise */
 	uint32_t nr_ids;
 };
+
+/*
+ * perf's tracking event (-a, -C, -D): dummy:HG never samples, it only
+ * carries the side band. The merge and the bench look past it for the
+ * events that sample.
+ */
+static inline bool pfile_attr__is_dummy(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_DUMMY;
+}
 
 /* Feature payloads, keyed by feature bit. Owns every blob. */
 struct pfile_featset {

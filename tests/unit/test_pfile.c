@@ -1557,6 +1557,22 @@ static void test_grow_bounds(void **state)
 	recbuf__release(&b);
 }
 
+/* Only the tracking dummy is a dummy: cpu-clock (config 0) and cs share its type. */
+static void test_attr_is_dummy(void **state)
+{
+	struct perf_event_attr a = {.type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_DUMMY};
+
+	(void)state;
+	assert_true(pfile_attr__is_dummy(&a));
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	assert_false(pfile_attr__is_dummy(&a));
+	a.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+	assert_false(pfile_attr__is_dummy(&a));
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.config = PERF_COUNT_SW_DUMMY;
+	assert_false(pfile_attr__is_dummy(&a));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1569,7 +1585,7 @@ int main(void)
 	    cmocka_unit_test(test_mem_pmu_caps_encoding), cmocka_unit_test(test_sysinfo_mem_topology),
 	    cmocka_unit_test(test_sysinfo_pmu_caps),  cmocka_unit_test(test_pipe_records),
 	    cmocka_unit_test(test_check_samples),     cmocka_unit_test(test_check_topology_lists),
-	    cmocka_unit_test(test_grow_bounds),
+	    cmocka_unit_test(test_grow_bounds),       cmocka_unit_test(test_attr_is_dummy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
