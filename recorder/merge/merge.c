@@ -252,7 +252,7 @@ static inline uint64_t rec_time(const struct merger *m, const struct perf_event_
  * beyond the checker), found on the same walk.
  */
 int merger__check_pass(const struct merger *m, const struct mshard *s, struct mpass *mp,
-		       const unsigned char *buf, size_t len, uint64_t base, bool frame,
+		       unsigned char *buf, size_t len, uint64_t base, bool frame,
 		       bool *sorted, bool *framed, char *err, size_t errlen)
 {
 	struct pfile_check_memo memo = {0};
@@ -262,7 +262,11 @@ int merger__check_pass(const struct merger *m, const struct mshard *s, struct mp
 	for (size_t pos = 0; pos < len;) {
 		struct perf_event_header h = {0};
 		const char *why;
-		int r = pfile_check__record_memo(&m->chk, &memo, buf + pos, len - pos, &why);
+		int r;
+
+		/* before its time is read: the kernel's over-long side-band records */
+		mp->mended |= pfile_idlayout__mend_sideband(&m->layout, buf + pos, len - pos);
+		r = pfile_check__record_memo(&m->chk, &memo, buf + pos, len - pos, &why);
 
 		/*
 		 * A record of no event is dropped and counted when written, or
@@ -894,8 +898,9 @@ int pass_check_chunks(const struct merger *m, const struct mshard *s, struct mpa
 		bool sorted, framed;
 		int st;
 
-		ret = merger__check_pass(m, s, mp, data, len, base, false, &sorted, &framed, err,
-					 errlen);
+		/* data is in mp->p.buf, the pass's own: a mend may patch it */
+		ret = merger__check_pass(m, s, mp, (unsigned char *)data, len, base, false, &sorted,
+					 &framed, err, errlen);
 		/* Malformed framing (the walk's verdict) makes a corrupt chunk, as before. */
 		if ((ret && !mp->p.truncated && pfile__walk_records(data, len, true, &st) != len) ||
 		    (!ret && !framed)) {

@@ -9,7 +9,8 @@
 /*
  * Stats, build-id hits and the time span of a pass's plain records. True
  * if a sample was relabeled (merge.c, cpu_sw_relabel) in @buf: the frame
- * must then go out plain, its records as patched.
+ * must then go out plain, its records as patched (so must one whose
+ * side-band records merger__check_pass mended).
  */
 static bool frame_scan(struct merger *m, unsigned char *buf, size_t len, struct mframe *f)
 {
@@ -96,7 +97,7 @@ static int frame_add(struct merger *m, struct mshard *s, struct mpass *mp, bool 
 	if (f->min < m->load_min)
 		m->load_min = f->min;
 	/* An incomplete frame would derail the reader's one zstd stream: write it plain. */
-	if (!mp->p.compressed || mp->p.truncated || *damaged || relabeled)
+	if (!mp->p.compressed || mp->p.truncated || *damaged || relabeled || mp->mended)
 		err = frame_plain(mp, m->scratch, n);
 	f->pass = mp;
 	f->seq = m->run_seq++;

@@ -44,6 +44,7 @@ struct mpass {
 	struct shard_pass p;
 	unsigned refs;
 	bool dropped; /* a damaged record: none of the pass is written (--recover) */
+	bool mended;  /* a side-band record's trailer moved (merger__check_pass): patched */
 	struct merger *owner; /* merger__hold's: counts the bytes held, takes the buffer back */
 	uint64_t charged;     /* this pass's share of owner->held */
 };
@@ -239,7 +240,7 @@ int merger__check_file_rec(struct merger *m, const char *name, const struct perf
  * are merged (the header, its checker, cpu_sw_id, the options).
  */
 int merger__check_pass(const struct merger *m, const struct mshard *s, struct mpass *mp,
-		       const unsigned char *buf, size_t len, uint64_t base, bool frame,
+		       unsigned char *buf, size_t len, uint64_t base, bool frame,
 		       bool *sorted, bool *framed, char *err, size_t errlen);
 void pass_put(struct mpass *p);
 /* Makes a copy of @len bytes at @data (decompressed records) the pass's buffer. 0 / -ENOMEM. */

@@ -81,6 +81,32 @@ void pfile_idlayout__init(struct pfile_idlayout *l, uint64_t st, bool sample_id_
 	l->id_hdr_size = back;
 }
 
+bool pfile_idlayout__mend_sideband(const struct pfile_idlayout *l, void *rec, size_t len)
+{
+	struct perf_event_header h;
+	size_t body = 24; /* header, then addr/len/type/flags or type/flags/id/tag */
+	char *p = rec;
+
+	if (len < sizeof(h))
+		return false;
+	memcpy(&h, rec, sizeof(h));
+	if ((h.type != PERF_RECORD_KSYMBOL && h.type != PERF_RECORD_BPF_EVENT) ||
+	    !l->sample_id_all || h.size > len || h.size < body)
+		return false;
+	if (h.type == PERF_RECORD_KSYMBOL) {
+		size_t n = strnlen(p + body, h.size - body);
+
+		if (n == h.size - body)
+			return false; /* no name: damaged, which the checker says */
+		body += (n + 1 + 7) & ~(size_t)7; /* the kernel's ALIGN(len + 1, 8) */
+	}
+	if (body + l->id_hdr_size >= h.size || (h.size - body - l->id_hdr_size) % 8)
+		return false;
+	memmove(p + h.size - l->id_hdr_size, p + body, l->id_hdr_size);
+	memset(p + body, 0, h.size - l->id_hdr_size - body);
+	return true;
+}
+
 void pfile_idlayout__set_sample_id(const struct pfile_idlayout *l, void *rec, uint64_t id)
 {
 	const int offs[] = {l->sample_id_off, l->sample_id2_off, l->sample_stream_off};

@@ -88,6 +88,20 @@ size_t pfile_idlayout__write_trailer(const struct pfile_idlayout *l, void *dst, 
 				     uint32_t tid, uint64_t time, uint64_t id, uint32_t cpu);
 
 /*
+ * KSYMBOL and BPF_EVENT records the kernel made too long. Its
+ * perf_event_ksymbol_output() and perf_event_bpf_output() add each
+ * receiving event's trailer size to one shared header and, unlike the other
+ * side-band outputs, never restore it: when several events take the record
+ * (another recording on the machine with attr.ksymbol or attr.bpf_event),
+ * each after the first gets a record longer by the trailers before it:
+ * body, its own trailer, then stale ring bytes (seen on 6.18). Readers take
+ * the trailer from the end, so its time and id would be those stale bytes.
+ * Moves the trailer to the end and zeroes the gap: the length, and so the
+ * stream around it, stays. True when it did; @len: bytes at @rec.
+ */
+bool pfile_idlayout__mend_sideband(const struct pfile_idlayout *l, void *rec, size_t len);
+
+/*
  * Bytes a record occupies in a stream: header.size, plus for AUXTRACE the
  * trace payload that follows its 48-byte header (header.size does not count
  * it). UINT64_MAX for an AUXTRACE too short to hold its size or with a

@@ -1557,6 +1557,72 @@ static void test_grow_bounds(void **state)
 	recbuf__release(&b);
 }
 
+/*
+ * The kernel's over-long KSYMBOL and BPF_EVENT (a second recording with
+ * bpf_event on the machine): body, the trailer, then stale bytes. The mend
+ * moves the trailer to the end, where readers take it, and zeroes the gap.
+ */
+static size_t sideband_rec(unsigned char *b, const struct pfile_idlayout *l, uint32_t type,
+			   const char *name, size_t extra)
+{
+	struct perf_event_header h = {.type = type};
+	size_t body = 24 + (name ? (strlen(name) + 1 + 7) & ~(size_t)7 : 0);
+
+	memset(b, 0, 256);
+	if (name)
+		memcpy(b + 24, name, strlen(name));
+	memset(b + 8, 0x11, 8); /* addr, or type/flags/id */
+	body += pfile_idlayout__write_trailer(l, b + body, 77, 78, 123456789, 42, 1);
+	memset(b + body, 0xaa, extra); /* the ring's stale bytes */
+	h.size = (uint16_t)(body + extra);
+	memcpy(b, &h, sizeof(h));
+	return body + extra;
+}
+
+static void test_mend_sideband(void **state)
+{
+	uint64_t st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+		      PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+	struct pfile_idlayout l;
+	unsigned char b[256], want[256];
+	uint64_t v = 0; /* the reads below set it; gcc -O1 with TSan cannot tell */
+	size_t n;
+
+	(void)state;
+	pfile_idlayout__init(&l, st, true);
+	/* BPF_EVENT, 32 bytes too long: time and id read right after the mend */
+	n = sideband_rec(b, &l, PERF_RECORD_BPF_EVENT, NULL, 32);
+	assert_true(pfile_idlayout__time(&l, (void *)b, &v) && v != 123456789);
+	assert_true(pfile_idlayout__mend_sideband(&l, b, n));
+	assert_true(pfile_idlayout__time(&l, (void *)b, &v) && v == 123456789);
+	assert_true(pfile_idlayout__id(&l, (void *)b, &v) && v == 42);
+	for (size_t i = 24; i < 24 + 32; i++)
+		assert_int_equal(b[i], 0);
+	assert_int_equal(((struct perf_event_header *)b)->size, n);
+	/* KSYMBOL: the name (padded to 8) stays, so does the record's length */
+	n = sideband_rec(b, &l, PERF_RECORD_KSYMBOL, "bpf_prog_f7904b1e51166c13_x", 24);
+	assert_true(pfile_idlayout__mend_sideband(&l, b, n));
+	assert_string_equal((char *)b + 24, "bpf_prog_f7904b1e51166c13_x");
+	assert_true(pfile_idlayout__time(&l, (void *)b, &v) && v == 123456789);
+	/* left alone: right-sized, a gap not of 8-byte steps, no name, other types, cut */
+	n = sideband_rec(b, &l, PERF_RECORD_KSYMBOL, "bpf_prog_1", 0);
+	memcpy(want, b, n);
+	assert_false(pfile_idlayout__mend_sideband(&l, b, n));
+	assert_memory_equal(b, want, n);
+	n = sideband_rec(b, &l, PERF_RECORD_BPF_EVENT, NULL, 4);
+	assert_false(pfile_idlayout__mend_sideband(&l, b, n));
+	n = sideband_rec(b, &l, PERF_RECORD_KSYMBOL, NULL, 0);
+	memset(b + 24, 'x', n - 24);
+	assert_false(pfile_idlayout__mend_sideband(&l, b, n));
+	n = sideband_rec(b, &l, PERF_RECORD_COMM, NULL, 32);
+	assert_false(pfile_idlayout__mend_sideband(&l, b, n));
+	n = sideband_rec(b, &l, PERF_RECORD_BPF_EVENT, NULL, 32);
+	assert_false(pfile_idlayout__mend_sideband(&l, b, n - 8));
+	/* without sample_id_all there is no trailer to move */
+	pfile_idlayout__init(&l, st, false);
+	assert_false(pfile_idlayout__mend_sideband(&l, b, n));
+}
+
 /* Only the tracking dummy is a dummy: cpu-clock (config 0) and cs share its type. */
 static void test_attr_is_dummy(void **state)
 {
@@ -1586,6 +1652,7 @@ int main(void)
 	    cmocka_unit_test(test_sysinfo_pmu_caps),  cmocka_unit_test(test_pipe_records),
 	    cmocka_unit_test(test_check_samples),     cmocka_unit_test(test_check_topology_lists),
 	    cmocka_unit_test(test_grow_bounds),       cmocka_unit_test(test_attr_is_dummy),
+	    cmocka_unit_test(test_mend_sideband),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
