@@ -43,6 +43,7 @@ enum {
 	OPT_CONTROL,
 	OPT_NO_SAMPLES,
 	OPT_NAMESPACES,
+	OPT_NO_BPF_EVENT,
 	OPT_ALL_CGROUPS,
 	OPT_PER_THREAD,
 	OPT_INHERIT,
@@ -120,6 +121,8 @@ static const char usage[] =
 	"      --namespaces          record namespace changes (NAMESPACES records)\n"
 	"      --all-cgroups         record cgroups: their ids in samples, CGROUP\n"
 	"                            records\n"
+	"      --no-bpf-event        no BPF_EVENT records of BPF programs loaded\n"
+	"                            while recording (their KSYMBOLs stay)\n"
 	"      --off-cpu             accepted with a warning, as perf without BPF\n"
 	"      --all-user            count user space only\n"
 	"      --all-kernel          count kernel space only\n"
@@ -276,6 +279,7 @@ static const struct option longopts[] = {
 	{"no-samples", no_argument, NULL, OPT_NO_SAMPLES},
 	{"namespaces", no_argument, NULL, OPT_NAMESPACES},
 	{"all-cgroups", no_argument, NULL, OPT_ALL_CGROUPS},
+	{"no-bpf-event", no_argument, NULL, OPT_NO_BPF_EVENT},
 	{"weight", no_argument, NULL, 'W'},
 	{"branch-any", no_argument, NULL, 'b'},
 	{"branch-filter", required_argument, NULL, 'j'},
@@ -474,6 +478,7 @@ static int record_opts__apply(struct record_opts *o, int c, const char *arg, cha
 	case OPT_NO_SAMPLES: o->no_samples = true; break;
 	case OPT_NAMESPACES: o->namespaces = true; break;
 	case OPT_ALL_CGROUPS: o->all_cgroups = true; break;
+	case OPT_NO_BPF_EVENT: o->no_bpf_event = true; break;
 	case 'W': o->sample_weight = true; break;
 	case 'b': return record_opts__sample(o, "branch-any", NULL, err, errlen);
 	case 'j': return record_opts__sample(o, "branch-filter", arg, err, errlen);

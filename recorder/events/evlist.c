@@ -112,7 +112,6 @@ static void configure_attr(struct evsel *e, const struct record_opts *o, bool fi
 			   size_t wakeup_bytes)
 {
 	struct perf_event_attr *a = &e->ev.attr;
-	bool task = !record_opts__cpu_wide(o);
 
 	a->size = sizeof(*a);
 	a->sample_type = sample_type(o);
@@ -127,7 +126,12 @@ static void configure_attr(struct evsel *e, const struct record_opts *o, bool fi
 	 */
 	a->disabled = !e->ev.group_idx;
 	a->enable_on_exec = !e->ev.group_idx && record_opts__command_is_target(o);
-	a->inherit = task && !o->tid_list;
+	/*
+	 * evsel__config(): inherit unless -t (or -i, --per-thread: set_scope);
+	 * -a and -C events carry it too, where the kernel has no children to
+	 * give counters to, and readers compare attrs with perf's.
+	 */
+	a->inherit = !o->tid_list;
 	/*
 	 * Wake the writer at a quarter ring: three quarters left for its
 	 * latency. --mmap-flush lowers it (perf caps its flush at a quarter too).
@@ -141,6 +145,13 @@ static void configure_attr(struct evsel *e, const struct record_opts *o, bool fi
 	if (first) {
 		a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 1;
 		a->sample_id_all = 1;
+		/*
+		 * evsel__config() for the tracking event: KSYMBOL records of
+		 * JITed BPF programs and trampolines (so samples in them
+		 * resolve) and BPF_EVENT loads, on every target.
+		 */
+		a->ksymbol = 1;
+		a->bpf_event = !o->no_bpf_event;
 	}
 }
 
@@ -375,14 +386,22 @@ static void evsel__close_fds(struct evlist *l, size_t e)
 }
 
 /*
- * perf's evsel__fallback() on the open error @ret of event @e: cycles
- * without a hardware PMU becomes cpu-clock, with perf's warning. True when
- * @e is to be opened again.
+ * perf's fallbacks on the open error @ret of event @e: a kernel without
+ * bpf_event or ksymbol opens without them (evsel__detect_missing_features),
+ * cycles without a hardware PMU becomes cpu-clock, with perf's warning
+ * (evsel__fallback). True when @e is to be opened again.
  */
 static bool evlist__fallback(struct evlist *l, size_t e, int ret)
 {
+	const char *feat = evparse__drop_missing_feature(&l->evsel[e].ev.attr, ret);
 	char msg[256];
 
+	if (feat) {
+		pr_debug("%s: the kernel refused attr.%s, opening without it",
+			 l->evsel[e].ev.name, feat);
+		evsel__close_fds(l, e);
+		return true;
+	}
 	if (!evparse__fallback(&l->evsel[e].ev, ret, msg, sizeof(msg)))
 		return false;
 	pr_warn("%s", msg);

@@ -106,6 +106,15 @@ int evparse__parse(const char *list, const struct evparse_opts *o, struct evpars
 bool evparse__fallback(struct evparse_event *ev, int err, char *msg, size_t len);
 
 /*
+ * perf's evsel__detect_missing_features() for the tracking bits: a kernel
+ * older than 5.1 refuses attr.bpf_event, one older than 5.1 ksymbol, with
+ * EINVAL. Clears the first of them set on @attr (bpf_event, then ksymbol,
+ * perf's order) and returns its name, or NULL when @err is not EINVAL or
+ * neither is set: the error is the event's own.
+ */
+const char *evparse__drop_missing_feature(struct perf_event_attr *attr, int err);
+
+/*
  * One line explaining a perf_event_open failure of @ev with @err (errno), as
  * perf does: hardware event without a PMU, permission + paranoid setting,
  * unsupported modifier, ... Writes into @buf, returns it.

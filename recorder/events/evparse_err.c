@@ -48,6 +48,21 @@ bool evparse__fallback(struct evparse_event *ev, int err, char *msg, size_t len)
 	return true;
 }
 
+const char *evparse__drop_missing_feature(struct perf_event_attr *attr, int err)
+{
+	if (err != EINVAL && err != -EINVAL)
+		return NULL;
+	if (attr->bpf_event) {
+		attr->bpf_event = 0;
+		return "bpf_event";
+	}
+	if (attr->ksymbol) {
+		attr->ksymbol = 0;
+		return "ksymbol";
+	}
+	return NULL;
+}
+
 /* perf's is_pmu_core(): x86 "cpu", or any PMU with a cpus file (arm, hybrid). */
 static bool pmu__have_core(const char *root)
 {

@@ -125,6 +125,7 @@ struct record_opts {
 	/* perf record flags of issue 17 */
 	bool no_samples;       /* --no-samples: attr.sample_freq/period 0, records only */
 	bool namespaces;       /* --namespaces: attr.namespaces on the tracking event */
+	bool no_bpf_event;     /* --no-bpf-event: no attr.bpf_event on the tracking event */
 	bool all_cgroups;      /* --all-cgroups: attr.cgroup, PERF_SAMPLE_CGROUP, CGROUP records */
 	bool sample_weight;    /* -W: PERF_SAMPLE_WEIGHT_STRUCT (x86 perf's) */
 	bool per_thread;       /* --per-thread: no inherit, no CPU in samples */

@@ -233,6 +233,7 @@ static int add_tracking_dummy(struct evlist *l, const struct record_opts *o, boo
 	snprintf(n[0].ev.name, sizeof(n[0].ev.name), "dummy:HG");
 	first->mmap = first->mmap2 = first->mmap_data = first->comm = first->comm_exec = 0;
 	first->task = first->context_switch = 0;
+	first->ksymbol = first->bpf_event = 0;
 	first->namespaces = first->cgroup = 0;
 	for (size_t i = 1; i < l->nr; i++)
 		n[i].ev.attr.enable_on_exec = 0;

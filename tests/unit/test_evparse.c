@@ -1020,6 +1020,22 @@ static void check_fallback(const char *list, int errnum, const char *name)
 	free(p.ev);
 }
 
+/* evsel__detect_missing_features(): bpf_event goes first, then ksymbol, on EINVAL only. */
+static void test_drop_missing_feature(void **state)
+{
+	struct perf_event_attr a = {.ksymbol = 1, .bpf_event = 1, .mmap = 1};
+
+	(void)state;
+	assert_null(evparse__drop_missing_feature(&a, EACCES));
+	assert_true(a.ksymbol && a.bpf_event);
+	assert_string_equal(evparse__drop_missing_feature(&a, -EINVAL), "bpf_event");
+	assert_true(a.ksymbol && !a.bpf_event);
+	assert_string_equal(evparse__drop_missing_feature(&a, EINVAL), "ksymbol");
+	assert_false(a.ksymbol || a.bpf_event);
+	assert_null(evparse__drop_missing_feature(&a, EINVAL));
+	assert_true(a.mmap);
+}
+
 static void test_fallback(void **state)
 {
 	(void)state;
@@ -1057,6 +1073,7 @@ int main(void)
 		cmocka_unit_test(test_append),
 		cmocka_unit_test(test_strerror),
 		cmocka_unit_test(test_fallback),
+		cmocka_unit_test(test_drop_missing_feature),
 		cmocka_unit_test(test_real_sys),
 		cmocka_unit_test(test_real_tracefs),
 	};

@@ -556,11 +556,15 @@ static void test_tracking_dummy(void **state)
 		assert_int_equal(x.exclude_guest, 0);
 		assert_int_equal(x.sample_type & ST(PERIOD), 0);
 		assert_true(x.mmap && x.mmap2 && x.comm && x.comm_exec && x.task);
+		assert_true(x.ksymbol && x.bpf_event && x.inherit);
 		assert_int_equal(x.context_switch, o == &ad);
 		x = attr_of(o, "cpu-clock", 1);
 		assert_int_equal(x.config, PERF_COUNT_SW_CPU_CLOCK);
 		assert_int_equal(x.disabled, 1);
 		assert_false(x.mmap || x.mmap2 || x.comm || x.task || x.context_switch);
+		/* perf's evsel__config: inherit on -a/-C events too */
+		assert_false(x.ksymbol || x.bpf_event);
+		assert_true(x.inherit);
 	}
 	x = attr_of(&d, "cpu-clock", 0);
 	assert_int_equal(x.config, PERF_COUNT_SW_DUMMY);
@@ -571,6 +575,13 @@ static void test_tracking_dummy(void **state)
 	x = attr_of(&t, "cpu-clock", 0);
 	assert_int_equal(x.config, PERF_COUNT_SW_CPU_CLOCK);
 	assert_true(x.mmap && x.comm && x.task);
+	assert_true(x.ksymbol && x.bpf_event && x.inherit);
+	assert_false(attr_of(&t, "cpu-clock,cs", 1).ksymbol);
+	t.no_bpf_event = true;
+	x = attr_of(&t, "cpu-clock", 0);
+	assert_true(x.ksymbol && !x.bpf_event);
+	t.tid_list = "1";
+	assert_false(attr_of(&t, "cpu-clock", 0).inherit);
 }
 
 /* ---- tracing data from a fake tracefs ---- */

@@ -1,0 +1,105 @@
+# BPF programs, as perf 6.1's evsel__config sets up the tracking event:
+# attr.ksymbol and attr.bpf_event on every target. A JITed program that runs
+# and is unloaded while recording keeps its name: the file has its KSYMBOL
+# and BPF_EVENT records, and perf report, run once the program is gone,
+# resolves its samples to bpf_prog_<tag>_shardrec_hot, as in perf's own file
+# of the same line. --no-bpf-event drops BPF_EVENT and keeps KSYMBOL. Beside
+# another recording of BPF records the kernel's longer ones are mended.
+. "$(dirname "$0")/lib.sh"
+need_perf_event
+[ "$(id -u)" = 0 ] || skip "loading a BPF program needs root"
+rc=0
+"$PROGS/bpfhot" 10 >/dev/null 2>bpfhot.err || rc=$?
+[ "$rc" != 77 ] || skip "bpf() refused here: $(cat bpfhot.err)"
+[ "$rc" = 0 ] || { cat bpfhot.err; fail "bpfhot exits $rc"; }
+[ "$(cat /proc/sys/net/core/bpf_jit_enable 2>/dev/null)" = 1 ] ||
+	skip "BPF JIT off: interpreted programs have no symbols"
+
+sym='bpf_prog_[0-9a-f]+_shardrec_hot' # no {16}: mawk has no intervals
+
+# program_samples FILE: samples perf report gives the program, by name.
+program_samples() {
+	"$PERF" report -i "$1" --stdio --sort sym -F sample,sym 2>/dev/null |
+		awk -v re="$sym" '$0 ~ re { n += $1 } END { print n + 0 }'
+}
+
+# bpf_records FILE: "KSYMBOL-loads KSYMBOL-unloads BPF_EVENT-loads BPF_EVENT-unloads"
+# of the program in FILE.
+bpf_records() {
+	"$PERF" script -i "$1" --show-bpf-events 2>/dev/null | awk -v re="$sym" '
+		/PERF_RECORD_KSYMBOL/ && $0 ~ re {
+			id_addr = $0; sub(/.*addr /, "", id_addr); sub(/ .*/, "", id_addr)
+			if ($0 ~ /flags 0x1/) ku++; else { kl++; mine = 1 } }
+		/PERF_RECORD_BPF_EVENT type 1,/ && mine { bl++ }
+		/PERF_RECORD_BPF_EVENT type 2,/ && mine { bu++ }
+		END { print kl + 0, ku + 0, bl + 0, bu + 0 }'
+}
+
+# -a, and the command alone: the tracking event carries both bits.
+for target in "-a" ""; do
+	name=bpf${target:+-a}
+	# shellcheck disable=SC2086
+	"$SHARDREC" record -q $target -e cpu-clock -F 999 -o $name.data -- "$PROGS/bpfhot" 1500 \
+		>/dev/null 2>$name.err || { cat $name.err; fail "record ${target:-(command)} failed"; }
+	check_perf_file $name.data
+	"$PERF" evlist -v -i $name.data | head -1 | grep -q 'ksymbol: 1, bpf_event: 1' ||
+		fail "${target:-command}: the tracking event has no ksymbol and bpf_event"
+	read -r kl ku bl bu < <(bpf_records $name.data)
+	[ "$kl" -ge 1 ] && [ "$ku" -ge 1 ] ||
+		fail "${target:-command}: KSYMBOL records of the program: $kl loads, $ku unloads"
+	[ "$bl" -ge 1 ] && [ "$bu" -ge 1 ] ||
+		fail "${target:-command}: BPF_EVENT records of the program: $bl loads, $bu unloads"
+	n=$(program_samples $name.data)
+	[ "$n" -gt 0 ] || fail "${target:-command}: no sample resolves to the program"
+	echo "${target:-command}: KSYMBOL $kl+$ku, BPF_EVENT $bl+$bu, $n samples in the program"
+done
+
+# perf's own file of the -a line names the program as ours does.
+"$PERF" record -q -a -e cpu-clock -F 999 -o bpf.perf -- "$PROGS/bpfhot" 1500 >/dev/null 2>bpf.perr ||
+	{ cat bpf.perr; fail "perf record failed"; }
+n=$(program_samples bpf.perf)
+[ "$n" -gt 0 ] || fail "perf's file: no sample resolves to the program (perf itself?)"
+echo "perf -a: $n samples in the program"
+
+# --no-bpf-event, as perf's: no BPF_EVENT, the KSYMBOLs stay.
+"$SHARDREC" record -q -a --no-bpf-event -e cpu-clock -o nobpf.data -- "$PROGS/bpfhot" 300 \
+	>/dev/null 2>nobpf.err || { cat nobpf.err; fail "record --no-bpf-event failed"; }
+check_perf_file nobpf.data
+read -r kl ku bl bu < <(bpf_records nobpf.data)
+[ "$kl" -ge 1 ] && [ "$bl" = 0 ] && [ "$bu" = 0 ] ||
+	fail "--no-bpf-event: KSYMBOL $kl+$ku, BPF_EVENT $bl+$bu; want KSYMBOL and no BPF_EVENT"
+"$PERF" evlist -v -i nobpf.data | head -1 | grep -q 'ksymbol: 1' || fail "--no-bpf-event: no ksymbol"
+! "$PERF" evlist -v -i nobpf.data | grep -q 'bpf_event' || fail "--no-bpf-event: bpf_event set"
+echo "--no-bpf-event: KSYMBOL $kl+$ku, no BPF_EVENT"
+
+# Beside another recording whose tracking event takes BPF records (perf's
+# -a, on a shared node): the kernel makes the records it then gives ours
+# longer by that recording's trailer, stale ring bytes at their end. The
+# merge must take them, their times inside the recording.
+mkfifo bg.ctl bg.ack
+"$PERF" record -q -a -e dummy --control fifo:bg.ctl,bg.ack -o bg.perf -- sleep 60 \
+	>/dev/null 2>bg.err &
+bg=$!
+exec 8<>bg.ctl 9<>bg.ack
+echo ping >&8
+read -r -t 20 ack <&9 || { kill $bg; fail "perf -a beside: no answer to ping ($(cat bg.err))"; }
+rc=0
+"$SHARDREC" record -q -e cpu-clock -F 999 -o side.data -- "$PROGS/bpfhot" 500 >/dev/null \
+	2>side.err || rc=$?
+echo stop >&8
+wait $bg || true
+exec 8>&- 9>&-
+[ "$rc" = 0 ] || { cat side.err; fail "record beside perf -a failed ($rc)"; }
+check_perf_file side.data
+read -r kl ku bl bu < <(bpf_records side.data)
+[ "$kl" -ge 1 ] && [ "$ku" -ge 1 ] && [ "$bl" -ge 1 ] && [ "$bu" -ge 1 ] ||
+	fail "beside perf -a: KSYMBOL $kl+$ku, BPF_EVENT $bl+$bu"
+"$PERF" script -i side.data --show-bpf-events -F time,event 2>/dev/null | awk -v re="$sym" '
+	/PERF_RECORD/ { if ($0 ~ re || /BPF_EVENT/) t[++n] = $1 + 0; next }
+	{ s = $1 + 0; if (!first) first = s; last = s }
+	END { for (i = 1; i <= n; i++) if (t[i] < first - 1 || t[i] > last + 1) bad++
+	      exit n == 0 || bad > 0 }' ||
+	fail "beside perf -a: the program's records are stamped outside the recording"
+echo "beside perf -a: KSYMBOL $kl+$ku, BPF_EVENT $bl+$bu, stamped within the samples"
+
+echo "PASS"
