@@ -263,9 +263,9 @@ static void session__synth_opts(const struct session *s, struct synth *sy)
 }
 
 /*
- * perf's order after the kernel's maps: THREAD_MAP, CPU_MAP, the
- * hierarchy's CGROUPs (--all-cgroups), the tasks, the command's NAMESPACES
- * (--namespaces), FINISHED_INIT.
+ * perf's order after the kernel's maps: THREAD_MAP, CPU_MAP, the BPF
+ * programs already loaded, the hierarchy's CGROUPs (--all-cgroups), the
+ * tasks, the command's NAMESPACES (--namespaces), FINISHED_INIT.
  */
 static int session__synth_targets(struct session *s, struct synth *sy, bool tasks)
 {
@@ -274,6 +274,14 @@ static int session__synth_targets(struct session *s, struct synth *sy, bool task
 
 	if (!ret)
 		ret = synth__cpu_map(sy, s->evl.cpus, s->evl.nr_cpus);
+	if (!ret)
+		ret = synth__bpf_programs(sy, !s->o->no_bpf_event);
+	if (!ret) {
+		/* kallsyms gives the images' addresses to CAP_SYSLOG only */
+		privs__raise(PRIVS_F(PRIVS_SYSLOG));
+		ret = synth__bpf_images(sy);
+		privs__lower();
+	}
 	if (!ret && s->o->all_cgroups && (s->o->synth & RECORD_SYNTH_CGROUP))
 		ret = synth__cgroups(sy, cgroup2__mountpoint(root, sizeof(root)));
 	/* --tail-synthesize: the tasks as they are at the end (session__write_tail_synth) */

@@ -98,6 +98,25 @@ int synth__namespaces(struct synth *s, pid_t pid, pid_t tid);
  * from the root, as perf_event__synthesize_cgroups. 0 / -errno.
  */
 int synth__cgroups(struct synth *s, const char *root);
+/*
+ * BPF programs loaded before the recording, as perf synthesizes them: a
+ * KSYMBOL (17) per JITed sub-program named bpf_prog_<tag>[_<name>] (the
+ * name from the program's BTF, else its own) and a BPF_EVENT (18) load per
+ * program when @bpf_event (not --no-bpf-event). Without CAP_SYS_ADMIN the
+ * kernel lists no program: nothing is described, as by perf. 0 / -errno.
+ */
+int synth__bpf_programs(struct synth *s, bool bpf_event);
+/*
+ * After the programs, perf's KSYMBOL (length: a page) for each BPF
+ * trampoline and dispatcher image in kallsyms ("bpf_trampoline_N" and
+ * "bpf_dispatcher_NAME" of "[bpf]"). No kallsyms: nothing. 0 / -errno.
+ */
+int synth__bpf_images(struct synth *s);
+/*
+ * The name of type @type_id in the raw BTF @btf (ids from 1, in order),
+ * or NULL when @btf is malformed or has no such type.
+ */
+const char *synth__btf_name(const void *btf, size_t size, uint32_t type_id);
 /* THREAD_MAP (73) for @tids (nr may be 1 with tid -1 for system-wide) */
 int synth__thread_map(struct synth *s, const pid_t *tids, size_t nr);
 /* CPU_MAP (74) for @cpus */

@@ -3,8 +3,9 @@
 # and is unloaded while recording keeps its name: the file has its KSYMBOL
 # and BPF_EVENT records, and perf report, run once the program is gone,
 # resolves its samples to bpf_prog_<tag>_shardrec_hot, as in perf's own file
-# of the same line. --no-bpf-event drops BPF_EVENT and keeps KSYMBOL. Beside
-# another recording of BPF records the kernel's longer ones are mended.
+# of the same line. --no-bpf-event drops BPF_EVENT and keeps KSYMBOL. A
+# program loaded before the recording is described at its start, as perf
+# 6.1's perf_event__synthesize_bpf_events() does: the same records as perf's.
 . "$(dirname "$0")/lib.sh"
 need_perf_event
 [ "$(id -u)" = 0 ] || skip "loading a BPF program needs root"
@@ -102,4 +103,42 @@ read -r kl ku bl bu < <(bpf_records side.data)
 	fail "beside perf -a: the program's records are stamped outside the recording"
 echo "beside perf -a: KSYMBOL $kl+$ku, BPF_EVENT $bl+$bu, stamped within the samples"
 
+# synthesized FILE: the time-0 KSYMBOL and BPF_EVENT lines of the program
+# (perf script prints the synthesized ones as swapper's, at 0.000000).
+synthesized() {
+	"$PERF" script -i "$1" --show-bpf-events 2>/dev/null | awk -v re="$sym" '
+		$4 == "0.000000:" && /PERF_RECORD_KSYMBOL/ && $0 ~ re { print; tid = $2; next }
+		$4 == "0.000000:" && /PERF_RECORD_BPF_EVENT type 1,/ && $2 == tid { print; tid = "" }'
+}
+
+# A program loaded before the recording and running through it.
+rm -f ready
+# (a cap of 60 s: it is stopped, and its program unloaded, before perf reads the files)
+"$PROGS/bpfhot" -r ready 60000 >/dev/null 2>bpfhot.err &
+bp=$!
+trap 'kill $bp 2>/dev/null || true; cleanup' EXIT
+wait_for ready
+for opt in "" --no-bpf-event; do
+	name=pre${opt:+-nb}
+	# shellcheck disable=SC2086
+	"$SHARDREC" record -q -a $opt -e cpu-clock -F 999 -o $name.data -- sleep 0.5 >/dev/null \
+		2>$name.err || { cat $name.err; fail "record ${opt:-(preloaded)} failed"; }
+	# shellcheck disable=SC2086
+	"$PERF" record -q -a $opt -e cpu-clock -F 999 -o $name.perf -- sleep 0.5 >/dev/null \
+		2>$name.perr || { cat $name.perr; fail "perf record ${opt:-(preloaded)} failed"; }
+done
+kill $bp
+wait $bp 2>/dev/null || true
+for name in pre pre-nb; do
+	check_perf_file $name.data
+	synthesized $name.data >$name.syn
+	synthesized $name.perf >$name.psyn
+	want=$([ $name = pre ] && echo 2 || echo 1)
+	[ "$(wc -l <$name.psyn)" = "$want" ] ||
+		fail "$name: perf's file has $(wc -l <$name.psyn) synthesized records of the program, want $want"
+	diff $name.psyn $name.syn >&2 || fail "$name: synthesized records differ from perf's (<perf >ours)"
+	n=$(program_samples $name.data)
+	[ "$n" -gt 0 ] || fail "$name: no sample resolves to the program loaded before the recording"
+	echo "$name: $(wc -l <$name.syn) synthesized records as perf's, $n samples in the program"
+done
 echo "PASS"

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <linux/btf.h>
 
 #include "unit_util.h"
 
@@ -713,6 +714,118 @@ static void test_finished_init(void **state)
 	assert_int_equal(fx->buf.len, 8);
 }
 
+/* ---- BPF ---- */
+
+struct ksymbol_rec {
+	struct perf_event_header header;
+	uint64_t addr;
+	uint32_t len;
+	uint16_t ksym_type, flags;
+	char name[];
+};
+
+/* Trampolines and dispatchers of [bpf], nothing else: perf's kallsyms_process_symbol(). */
+static void test_bpf_images_fake(void **state)
+{
+	struct fixture *fx = *state;
+	const struct ksymbol_rec *k;
+
+	unit_put_file(fx->proc, "kallsyms",
+		      "ffffffff81000000 T bpf_trampoline_8\n"
+		      "ffffffffc0000b98 t bpf_prog_f7904b1e51166c13_shardrec_hot\t[bpf]\n"
+		      "ffffffffc0002000 t bpf_trampoline_6442\t[bpf]\n"
+		      "ffffffffc0004000 t bpf_trampoline_x\t[bpf]\n"
+		      "ffffffffc0005000 t bpf_dispatcher_\t[bpf]\n"
+		      "ffffffffc0006000 t bpf_trampoline_7\t[mod]\n"
+		      "ffffffffc0003000 t bpf_dispatcher_xdp\t[bpf]\n");
+	assert_int_equal(synth__bpf_images(&fx->s), 0);
+	k = (const void *)next_rec(&fx->buf, NULL);
+	assert_non_null(k);
+	assert_int_equal(k->header.type, PERF_RECORD_KSYMBOL);
+	assert_int_equal(k->header.misc, 0);
+	assert_int_equal(k->addr, 0xffffffffc0002000ull);
+	assert_int_equal(k->len, sysconf(_SC_PAGESIZE));
+	assert_int_equal(k->ksym_type, PERF_RECORD_KSYMBOL_TYPE_BPF);
+	assert_int_equal(k->flags, 0);
+	check_name(fx, &k->header, offsetof(struct ksymbol_rec, name), "bpf_trampoline_6442");
+	check_trailer(fx, &k->header);
+	k = (const void *)next_rec(&fx->buf, &k->header);
+	assert_non_null(k);
+	assert_int_equal(k->addr, 0xffffffffc0003000ull);
+	check_name(fx, &k->header, offsetof(struct ksymbol_rec, name), "bpf_dispatcher_xdp");
+	assert_null(next_rec(&fx->buf, &k->header));
+	/* no kallsyms: nothing, and no error (the programs are described already) */
+	unlink(strcat(fx->proc, "/kallsyms"));
+	assert_int_equal(synth__bpf_images(&fx->s), 0);
+	assert_int_equal(count_type(&fx->buf, PERF_RECORD_KSYMBOL), 2);
+}
+
+/* A program's BTF: header, types from id 1, strings (uapi linux/btf.h). */
+#define BTF_INFO(kind, vlen) ((uint32_t)(kind) << 24 | (uint32_t)(vlen))
+struct btf_blob {
+	struct btf_header h;
+	uint32_t types[32];
+	char strs[64];
+};
+
+static size_t btf_blob__make(struct btf_blob *b, unsigned int odd_kind)
+{
+	static const char strs[] = "\0int\0shardrec_hot_fn\0second\0a";
+	uint32_t *t = b->types;
+
+	memset(b, 0, sizeof(*b));
+	/* 1: int, 4 bytes, then its encoding word */
+	*t++ = 1, *t++ = BTF_INFO(BTF_KIND_INT, 0), *t++ = 4, *t++ = 32;
+	/* 2: a prototype of one parameter (name, type) */
+	*t++ = 0, *t++ = BTF_INFO(BTF_KIND_FUNC_PROTO, 1), *t++ = 1, *t++ = 0, *t++ = 1;
+	/* 3: the function */
+	*t++ = 5, *t++ = BTF_INFO(BTF_KIND_FUNC, 0), *t++ = 2;
+	/* 4: a struct of two members (name, type, offset), or a kind we do not know */
+	*t++ = 28, *t++ = BTF_INFO(odd_kind, 2), *t++ = 8;
+	*t++ = 28, *t++ = 1, *t++ = 0, *t++ = 28, *t++ = 1, *t++ = 32;
+	/* 5: a second function */
+	*t++ = 21, *t++ = BTF_INFO(BTF_KIND_FUNC, 0), *t++ = 2;
+	b->h.magic = BTF_MAGIC;
+	b->h.version = BTF_VERSION;
+	b->h.hdr_len = sizeof(b->h);
+	b->h.type_off = 0;
+	b->h.type_len = (uint32_t)((char *)t - (char *)b->types);
+	b->h.str_off = b->h.type_len;
+	b->h.str_len = sizeof(strs);
+	memcpy((char *)b->types + b->h.type_len, strs, sizeof(strs));
+	return sizeof(b->h) + b->h.type_len + b->h.str_len;
+}
+
+static void test_btf_name(void **state)
+{
+	struct btf_blob b;
+	size_t size = btf_blob__make(&b, BTF_KIND_STRUCT);
+
+	(void)state;
+	assert_string_equal(synth__btf_name(&b, size, 1), "int");
+	assert_string_equal(synth__btf_name(&b, size, 3), "shardrec_hot_fn");
+	assert_string_equal(synth__btf_name(&b, size, 4), "a");
+	assert_string_equal(synth__btf_name(&b, size, 5), "second");
+	assert_string_equal(synth__btf_name(&b, size, 2), "");
+	assert_null(synth__btf_name(&b, size, 0));
+	assert_null(synth__btf_name(&b, size, 6));
+	/* the strings cut short: the last one does not end */
+	assert_null(synth__btf_name(&b, size - 1, 1));
+	b.h.str_len--;
+	assert_null(synth__btf_name(&b, size - 1, 1));
+	b.h.str_len++;
+	b.h.type_len += 4096; /* types past the end */
+	assert_null(synth__btf_name(&b, size, 1));
+	b.h.type_len -= 4096;
+	b.h.magic = 0x9feb; /* the other byte order: not ours */
+	assert_null(synth__btf_name(&b, size, 1));
+	/* a kind newer than the headers: the types after it cannot be found */
+	size = btf_blob__make(&b, 31);
+	assert_string_equal(synth__btf_name(&b, size, 3), "shardrec_hot_fn");
+	assert_string_equal(synth__btf_name(&b, size, 4), "a");
+	assert_null(synth__btf_name(&b, size, 5));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -736,6 +849,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_thread_map, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_cpu_map, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_finished_init, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_bpf_images_fake, setup_fake, teardown),
+	    cmocka_unit_test(test_btf_name),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
