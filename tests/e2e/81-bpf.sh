@@ -2,7 +2,7 @@
 # attr.ksymbol and attr.bpf_event on every target. A JITed program that runs
 # and is unloaded while recording keeps its name: the file has its KSYMBOL
 # and BPF_EVENT records, and perf report, run once the program is gone,
-# resolves its samples to bpf_prog_<tag>_shardrec_hot, as in perf's own file
+# resolves its samples to bpf_prog_<tag>_<name>, as in perf's own file
 # of the same line. --no-bpf-event drops BPF_EVENT and keeps KSYMBOL. A
 # program loaded before the recording is described at its start, as perf
 # 6.1's perf_event__synthesize_bpf_events() does: the same records as perf's.
@@ -16,7 +16,11 @@ rc=0
 [ "$(cat /proc/sys/net/core/bpf_jit_enable 2>/dev/null)" = 1 ] ||
 	skip "BPF JIT off: interpreted programs have no symbols"
 
-sym='bpf_prog_[0-9a-f]+_shardrec_hot' # no {16}: mawk has no intervals
+# Our program's own name: every copy of bpfhot has the same code, so the
+# same tag, and another run of this test may have one loaded.
+prog=srhot$$
+prog=${prog:0:15}
+sym="bpf_prog_[0-9a-f]+_$prog" # no {16}: mawk has no intervals
 
 # program_samples FILE: samples perf report gives the program, by name.
 program_samples() {
@@ -40,7 +44,8 @@ bpf_records() {
 for target in "-a" ""; do
 	name=bpf${target:+-a}
 	# shellcheck disable=SC2086
-	"$SHARDREC" record -q $target -e cpu-clock -F 999 -o $name.data -- "$PROGS/bpfhot" 1500 \
+	"$SHARDREC" record -q $target -e cpu-clock -F 999 -o $name.data -- \
+		"$PROGS/bpfhot" -n $prog 1500 \
 		>/dev/null 2>$name.err || { cat $name.err; fail "record ${target:-(command)} failed"; }
 	check_perf_file $name.data
 	"$PERF" evlist -v -i $name.data | head -1 | grep -q 'ksymbol: 1, bpf_event: 1' ||
@@ -56,14 +61,16 @@ for target in "-a" ""; do
 done
 
 # perf's own file of the -a line names the program as ours does.
-"$PERF" record -q -a -e cpu-clock -F 999 -o bpf.perf -- "$PROGS/bpfhot" 1500 >/dev/null 2>bpf.perr ||
+"$PERF" record -q -a -e cpu-clock -F 999 -o bpf.perf -- "$PROGS/bpfhot" -n $prog 1500 \
+	>/dev/null 2>bpf.perr ||
 	{ cat bpf.perr; fail "perf record failed"; }
 n=$(program_samples bpf.perf)
 [ "$n" -gt 0 ] || fail "perf's file: no sample resolves to the program (perf itself?)"
 echo "perf -a: $n samples in the program"
 
 # --no-bpf-event, as perf's: no BPF_EVENT, the KSYMBOLs stay.
-"$SHARDREC" record -q -a --no-bpf-event -e cpu-clock -o nobpf.data -- "$PROGS/bpfhot" 300 \
+"$SHARDREC" record -q -a --no-bpf-event -e cpu-clock -o nobpf.data -- \
+	"$PROGS/bpfhot" -n $prog 300 \
 	>/dev/null 2>nobpf.err || { cat nobpf.err; fail "record --no-bpf-event failed"; }
 check_perf_file nobpf.data
 read -r kl ku bl bu < <(bpf_records nobpf.data)
@@ -85,7 +92,7 @@ exec 8<>bg.ctl 9<>bg.ack
 echo ping >&8
 read -r -t 20 ack <&9 || { kill $bg; fail "perf -a beside: no answer to ping ($(cat bg.err))"; }
 rc=0
-"$SHARDREC" record -q -e cpu-clock -F 999 -o side.data -- "$PROGS/bpfhot" 500 >/dev/null \
+"$SHARDREC" record -q -e cpu-clock -F 999 -o side.data -- "$PROGS/bpfhot" -n $prog 500 >/dev/null \
 	2>side.err || rc=$?
 echo stop >&8
 wait $bg || true
@@ -114,7 +121,7 @@ synthesized() {
 # A program loaded before the recording and running through it.
 rm -f ready
 # (a cap of 60 s: it is stopped, and its program unloaded, before perf reads the files)
-"$PROGS/bpfhot" -r ready 60000 >/dev/null 2>bpfhot.err &
+"$PROGS/bpfhot" -r ready -n $prog 60000 >/dev/null 2>bpfhot.err &
 bp=$!
 trap 'kill $bp 2>/dev/null || true; cleanup' EXIT
 wait_for ready

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A workload whose hot code is a JITed BPF program: loads a socket filter
- * named "shardrec_hot" (a bounded loop of 20000 steps), runs it with
- * BPF_PROG_TEST_RUN for the given milliseconds (default 500), then unloads
- * it. Samples land in the kernel, in bpf_prog_<tag>_shardrec_hot, which only
- * a KSYMBOL record of the recording can name once the program is gone.
- * With -r FILE it creates FILE once the program is loaded: a recording
- * started then finds the program there, as perf's synthesis must describe.
+ * named NAME (-n, default "shardrec_hot"; a bounded loop of 20000 steps),
+ * runs it with BPF_PROG_TEST_RUN for the given milliseconds (default 500),
+ * then unloads it. Samples land in the kernel, in bpf_prog_<tag>_NAME,
+ * which only a KSYMBOL record of the recording can name once the program is
+ * gone. The tag is the code's hash, the same in every copy: a test names
+ * its own program (-n) to find it among others'. With -r FILE it creates
+ * FILE once the program is loaded: a recording started then finds the
+ * program there, as perf's synthesis must describe.
  * Exits 77 (skip) where bpf() is refused or missing.
- * Usage: bpfhot [-r FILE] [ms]
+ * Usage: bpfhot [-r FILE] [-n NAME] [ms]
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,7 +39,7 @@ static long sys_bpf(int cmd, union bpf_attr *attr)
 }
 
 /* r1 = 0; do r1 += 1; while (r1 < LOOPS); return 0 (bounded: kernel >= 5.3) */
-static int load(void)
+static int load(const char *name)
 {
 	static const struct bpf_insn prog[] = {
 		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1, .imm = 0},
@@ -53,7 +55,8 @@ static int load(void)
 	a.insns = (uintptr_t)prog;
 	a.insn_cnt = sizeof(prog) / sizeof(prog[0]);
 	a.license = (uintptr_t) "GPL";
-	strcpy(a.prog_name, "shardrec_hot");
+	/* BPF_OBJ_NAME_LEN: 15 characters and the NUL */
+	snprintf(a.prog_name, sizeof(a.prog_name), "%s", name);
 	return sys_bpf(BPF_PROG_LOAD, &a);
 }
 
@@ -73,13 +76,22 @@ static int ready(const char *path)
 
 int main(int argc, char **argv)
 {
-	const char *ready_path = argc > 2 && !strcmp(argv[1], "-r") ? argv[2] : NULL;
-	char **rest = argv + (ready_path ? 3 : 1);
+	const char *ready_path = NULL, *name = "shardrec_hot";
 	unsigned char pkt[64] = {0};
 	unsigned long runs = 0;
 	union bpf_attr a;
 	double end;
-	int fd = load();
+	int c, fd;
+
+	while ((c = getopt(argc, argv, "r:n:")) != -1) {
+		if (c == 'r')
+			ready_path = optarg;
+		else if (c == 'n')
+			name = optarg;
+		else
+			return 2;
+	}
+	fd = load(name);
 
 	if (fd < 0) {
 		fprintf(stderr, "bpfhot: BPF_PROG_LOAD: %s\n", strerror(errno));
@@ -89,7 +101,7 @@ int main(int argc, char **argv)
 		close(fd);
 		return 1;
 	}
-	end = now() + (*rest ? atoi(*rest) : 500) / 1000.0;
+	end = now() + (optind < argc ? atoi(argv[optind]) : 500) / 1000.0;
 	do {
 		memset(&a, 0, sizeof(a));
 		a.test.prog_fd = fd;
@@ -105,6 +117,6 @@ int main(int argc, char **argv)
 		runs += a.test.repeat;
 	} while (now() < end);
 	close(fd);
-	printf("bpfhot: %lu runs of shardrec_hot\n", runs);
+	printf("bpfhot: %lu runs of %s\n", runs, name);
 	return 0;
 }
