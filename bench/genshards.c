@@ -116,9 +116,9 @@ static int gen_init(struct gen *g, const char *dir, unsigned nshards)
 		fprintf(stderr, "genshards: %s\n", err);
 		return ret;
 	}
-	/* -a puts perf's tracking dummy first: it never samples, the next event does. */
+	/* the first event that samples: perf's tracking dummy (-a) never does */
 	ev = &pf.events[0];
-	if (pf.nr_events > 1 && pfile_attr__is_dummy(&ev->attr))
+	while (ev + 1 < pf.events + pf.nr_events && pfile_attr__is_dummy(&ev->attr))
 		ev++;
 	g->sample_type = ev->attr.sample_type;
 	g->id = ev->nr_ids ? ev->ids[0] : 0;

@@ -171,7 +171,7 @@ static int evlist__configure_aux(struct evlist *l, const struct record_opts *o, 
 	l->aux_evsel = -1;
 	for (size_t i = 0; i < l->nr; i++)
 		if (evsel__is_aux(&l->evsel[i])) {
-			/* -D's tracking dummy would have to follow it: not done yet. */
+			/* -D's tracking dummy: perf's AUX one (dummy:u, per PMU) is not made yet */
 			if (i && (o->delay_ms || o->start_disabled)) {
 				snprintf(err, errlen, "%s: -D is not supported with an AUX area event",
 					 l->evsel[i].ev.name);

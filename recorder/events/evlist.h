@@ -139,8 +139,8 @@ bool evsel__is_aux(const struct evsel *e);
 
 /*
  * Applies @o's sample options to every evsel of @l (after the base
- * configuration; evsel 0 is the tracking event: a dummy:HG made from the
- * first one for -D, -a and -C, as perf's), attaches --filter strings
+ * configuration; the tracking event is evsel 0, or for -D, -a and -C a
+ * dummy:HG made from it and appended last, as perf's), attaches --filter strings
  * to their tracepoints and opens the -G cgroup. 0 / -errno with one line in
  * @err.
  */

@@ -205,15 +205,16 @@ static int add_tracking_dummy(struct evlist *l, const struct record_opts *o, boo
 {
 	struct evsel *n = realloc(l->evsel, (l->nr + 1) * sizeof(*n));
 	struct perf_event_attr *a, *first;
+	struct evsel *d;
 
 	if (!n)
 		return -ENOMEM;
 	l->evsel = n;
-	memmove(&n[1], &n[0], l->nr * sizeof(*n));
-	l->nr++;
-	memset(&n[0], 0, sizeof(n[0]));
-	a = &n[0].ev.attr;
-	first = &n[1].ev.attr;
+	/* last, as evlist__add_dummy() appends it: synthesized records (id 0) stay the first's */
+	d = &n[l->nr++];
+	memset(d, 0, sizeof(*d));
+	a = &d->ev.attr;
+	first = &n[0].ev.attr;
 	*a = *first;
 	a->type = PERF_TYPE_SOFTWARE;
 	a->config = PERF_COUNT_SW_DUMMY;
@@ -230,12 +231,12 @@ static int add_tracking_dummy(struct evlist *l, const struct record_opts *o, boo
 	a->exclude_guest = 0;
 	if (immediate)
 		a->disabled = a->enable_on_exec = 0;
-	snprintf(n[0].ev.name, sizeof(n[0].ev.name), "dummy:HG");
+	snprintf(d->ev.name, sizeof(d->ev.name), "dummy:HG");
 	first->mmap = first->mmap2 = first->mmap_data = first->comm = first->comm_exec = 0;
 	first->task = first->context_switch = 0;
 	first->ksymbol = first->bpf_event = 0;
 	first->namespaces = first->cgroup = 0;
-	for (size_t i = 1; i < l->nr; i++)
+	for (size_t i = 0; i + 1 < l->nr; i++)
 		n[i].ev.attr.enable_on_exec = 0;
 	return 0;
 }

@@ -65,6 +65,10 @@ grep "^cs:" evlist.txt | grep -q "pinned: 1" || fail "cs: D modifier lost"
 grep "^dummy:HG:" evlist.txt | grep -q "context_switch: 1" || fail "--switch-events lost"
 ! grep "^cpu-clock:" evlist.txt | grep -q -e "context_switch: 1" -e "comm: 1" ||
 	fail "cpu-clock tracks beside the dummy"
+# ... appended after the events given, in perf's order
+order=$(awk -F': ' '!/^#/ { printf "%s ", $1 }' evlist.txt)
+[ "$order" = "cpu-clock task-clock cs dummy:HG " ] ||
+	fail "events in the order '$order', perf's: cpu-clock task-clock cs dummy:HG"
 
 # DWARF unwinding: the user part of the chain comes only from the stack copy
 # (exclude_callchain_user), so matrix's frames prove perf unwound it.

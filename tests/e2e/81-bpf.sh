@@ -48,7 +48,7 @@ for target in "-a" ""; do
 		"$PROGS/bpfhot" -n $prog 1500 \
 		>/dev/null 2>$name.err || { cat $name.err; fail "record ${target:-(command)} failed"; }
 	check_perf_file $name.data
-	"$PERF" evlist -v -i $name.data | head -1 | grep -q 'ksymbol: 1, bpf_event: 1' ||
+	"$PERF" evlist -v -i $name.data | grep -q 'ksymbol: 1, bpf_event: 1' ||
 		fail "${target:-command}: the tracking event has no ksymbol and bpf_event"
 	read -r kl ku bl bu < <(bpf_records $name.data)
 	[ "$kl" -ge 1 ] && [ "$ku" -ge 1 ] ||
@@ -76,7 +76,7 @@ check_perf_file nobpf.data
 read -r kl ku bl bu < <(bpf_records nobpf.data)
 [ "$kl" -ge 1 ] && [ "$bl" = 0 ] && [ "$bu" = 0 ] ||
 	fail "--no-bpf-event: KSYMBOL $kl+$ku, BPF_EVENT $bl+$bu; want KSYMBOL and no BPF_EVENT"
-"$PERF" evlist -v -i nobpf.data | head -1 | grep -q 'ksymbol: 1' || fail "--no-bpf-event: no ksymbol"
+"$PERF" evlist -v -i nobpf.data | grep -q 'ksymbol: 1' || fail "--no-bpf-event: no ksymbol"
 ! "$PERF" evlist -v -i nobpf.data | grep -q 'bpf_event' || fail "--no-bpf-event: bpf_event set"
 echo "--no-bpf-event: KSYMBOL $kl+$ku, no BPF_EVENT"
 

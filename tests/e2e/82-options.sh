@@ -240,7 +240,7 @@ rec grpweak -e '{cpu-clock,task-clock:D}:W'
 ! "$PERF" evlist -g -i grpweak.data | grep -q '{' || fail "W: the refused group kept"
 # A member runs only while its leader does: with -D the leader starts
 # disabled, and so no task-clock sample may come before the delay (-D's
-# tracking dummy goes first: the group's leader index follows it).
+# tracking dummy comes after the group, as perf appends it).
 "$SHARDREC" record -q -D 300 -e '{cpu-clock,task-clock}' -o grpdelay.data -- "$M" -s 0.6 \
 	>/dev/null 2>grpdelay.err || { cat grpdelay.err; fail "record -D with a group failed"; }
 "$PERF" evlist -g -i grpdelay.data | grep -qx '{cpu-clock,task-clock}' || fail "-D: group lost"

@@ -522,15 +522,15 @@ static void test_other_terms(void **state)
 						       PERF_SAMPLE_BRANCH_KERNEL);
 	a = attr_of(&br, "cpu-clock/branch_type=no/", 0);
 	assert_int_equal(a.sample_type, BASE);
-	/* -D's tracking dummy never samples: no branch stack on it */
+	/* -D's tracking dummy (last, as perf's) never samples: no branch stack on it */
 	br.delay_ms = 10;
-	a = attr_of(&br, "cpu-clock", 0);
+	a = attr_of(&br, "cpu-clock", 1);
 	assert_int_equal(a.config, PERF_COUNT_SW_DUMMY);
 	assert_int_equal(a.sample_type & ST(BRANCH_STACK), 0);
-	assert_int_equal(attr_of(&br, "cpu-clock", 1).sample_type & ST(BRANCH_STACK),
+	assert_int_equal(attr_of(&br, "cpu-clock", 0).sample_type & ST(BRANCH_STACK),
 			 ST(BRANCH_STACK));
 	/* the terms apply to the event, not to the dummy made from it */
-	a = attr_of(&br, "cpu-clock/max-stack=3/", 0);
+	a = attr_of(&br, "cpu-clock/max-stack=3/", 1);
 	assert_int_equal(a.sample_type & ST(CALLCHAIN), 0);
 }
 
@@ -538,6 +538,7 @@ static void test_other_terms(void **state)
  * -a and -C: as perf 6.1's record__open, a dummy:HG, enabled from its open,
  * takes the tracking bits (perf evlist -v of perf's -a recordings): what
  * starts while the tasks are described has records. -D on a task: on exec.
+ * It comes last, as evlist__add_dummy() appends it.
  */
 static void test_tracking_dummy(void **state)
 {
@@ -549,7 +550,7 @@ static void test_tracking_dummy(void **state)
 
 	(void)state;
 	for (struct record_opts *o = &a; o; o = o == &a ? &c : o == &c ? &ad : NULL) {
-		x = attr_of(o, "cpu-clock", 0);
+		x = attr_of(o, "cpu-clock", 1);
 		assert_int_equal(x.config, PERF_COUNT_SW_DUMMY);
 		assert_int_equal(x.disabled, 0);
 		assert_int_equal(x.enable_on_exec, 0);
@@ -558,7 +559,7 @@ static void test_tracking_dummy(void **state)
 		assert_true(x.mmap && x.mmap2 && x.comm && x.comm_exec && x.task);
 		assert_true(x.ksymbol && x.bpf_event && x.inherit);
 		assert_int_equal(x.context_switch, o == &ad);
-		x = attr_of(o, "cpu-clock", 1);
+		x = attr_of(o, "cpu-clock", 0);
 		assert_int_equal(x.config, PERF_COUNT_SW_CPU_CLOCK);
 		assert_int_equal(x.disabled, 1);
 		assert_false(x.mmap || x.mmap2 || x.comm || x.task || x.context_switch);
@@ -566,11 +567,15 @@ static void test_tracking_dummy(void **state)
 		assert_false(x.ksymbol || x.bpf_event);
 		assert_true(x.inherit);
 	}
-	x = attr_of(&d, "cpu-clock", 0);
+	x = attr_of(&d, "cpu-clock", 1);
 	assert_int_equal(x.config, PERF_COUNT_SW_DUMMY);
 	assert_int_equal(x.disabled, 1);
 	assert_int_equal(x.enable_on_exec, 1);
-	assert_int_equal(attr_of(&d, "cpu-clock", 1).enable_on_exec, 0);
+	assert_int_equal(attr_of(&d, "cpu-clock", 0).enable_on_exec, 0);
+	/* after every event given, a group's too */
+	assert_int_equal(attr_of(&a, "{cpu-clock,task-clock},cs", 3).config, PERF_COUNT_SW_DUMMY);
+	assert_int_equal(attr_of(&a, "{cpu-clock,task-clock},cs", 1).config,
+			 PERF_COUNT_SW_TASK_CLOCK);
 	/* A task without -D: the sampling event tracks, as in perf. */
 	x = attr_of(&t, "cpu-clock", 0);
 	assert_int_equal(x.config, PERF_COUNT_SW_CPU_CLOCK);
