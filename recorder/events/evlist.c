@@ -67,8 +67,8 @@ static uint64_t sample_type(const struct record_opts *o)
 	return st;
 }
 
-static void set_rate(struct perf_event_attr *a, const struct evparse_event *ev,
-		     const struct record_opts *o)
+void evlist__set_rate(struct perf_event_attr *a, const struct evparse_event *ev,
+		      const struct record_opts *o)
 {
 	if (ev->period_set)
 		return;
@@ -140,7 +140,7 @@ static void configure_attr(struct evsel *e, const struct record_opts *o, bool fi
 	a->wakeup_watermark = wakeup_bytes;
 	if (o->mmap_flush && o->mmap_flush < a->wakeup_watermark)
 		a->wakeup_watermark = o->mmap_flush;
-	set_rate(a, &e->ev, o);
+	evlist__set_rate(a, &e->ev, o);
 	a->sample_max_stack = max_stack(o);
 	if (first) {
 		a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 1;

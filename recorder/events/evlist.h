@@ -74,6 +74,13 @@ struct evlist {
  * event, enable_on_exec for a command. 0 / -errno with one line in @err.
  */
 int evlist__configure(struct evlist *l, const struct record_opts *o, char *err, size_t errlen);
+/*
+ * @ev's rate as perf's evsel__config() sets it: its own period term, else
+ * -c, else every hit of a tracepoint, else -F (max, or lowered to
+ * kernel.perf_event_max_sample_rate), else 4000 Hz.
+ */
+void evlist__set_rate(struct perf_event_attr *a, const struct evparse_event *ev,
+		      const struct record_opts *o);
 /* Sets the CPUs and threads to open on (copied). 0 / -ENOMEM. */
 int evlist__set_target(struct evlist *l, const int *cpus, size_t nr_cpus, const pid_t *threads,
 		       size_t nr_threads);

@@ -218,14 +218,23 @@ static int add_tracking_dummy(struct evlist *l, const struct record_opts *o, boo
 	*a = *first;
 	a->type = PERF_TYPE_SOFTWARE;
 	a->config = PERF_COUNT_SW_DUMMY;
+	/*
+	 * evsel__config() gives it the command line's -F or -c (user_freq,
+	 * user_interval), not an event term's, else keeps evlist__add_dummy()'s
+	 * period of 1; a frequency samples the period, as on every event.
+	 */
 	a->freq = 0;
 	a->sample_period = 1;
+	if (o->freq || o->freq_max || o->period)
+		evlist__set_rate(a, &(struct evparse_event){0}, o);
 	a->pinned = 0;
 	a->exclude_user = a->exclude_kernel = a->exclude_hv = 0;
 	/* evsel__config(): a dummy never samples, no branch stack (EOPNOTSUPP) */
 	a->sample_type &= ~(uint64_t)PERF_SAMPLE_BRANCH_STACK;
-	/* evsel__config: a fixed period of 1 records no PERIOD unless -P asks */
-	if (!o->sample_period)
+	/* evsel__config: a fixed period records no PERIOD unless -P asks */
+	if (a->freq)
+		a->sample_type |= PERF_SAMPLE_PERIOD;
+	else if (!o->sample_period)
 		a->sample_type &= ~(uint64_t)PERF_SAMPLE_PERIOD;
 	/* :HG, host and guest */
 	a->exclude_guest = 0;

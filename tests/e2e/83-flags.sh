@@ -42,6 +42,23 @@ hasnt base 'WEIGHT'
 hasnt base 'inherit_stat'
 hasnt base 'exclude_callchain_kernel'
 
+# The tracking dummy of -a, -C and -D, attr for attr as perf's (it takes the
+# command line's -F or -c, not an event term's), but for what every event
+# of ours carries by design: IDENTIFIER where perf may use ID (the merge's
+# one id position), a wake-up watermark and CLOCK_MONOTONIC.
+dummy_attr() {
+	grep '^dummy:HG:' "$1" | sed -E 's/\|IDENTIFIER//; s/\|ID\|/|/; s/, watermark: 1//;
+		s/, use_clockid: 1//; s/, \{ wakeup_events, wakeup_watermark \}: [0-9]+//; s/, clockid: 1//'
+}
+for opts in "-a -e cpu-clock -F 999" "-a -e cs -c 5" "-C 0 -e cpu-clock/period=5000/" \
+	"-D 10 -e cpu-clock -F 999"; do
+	# shellcheck disable=SC2086
+	both dummy $opts
+	[ -n "$(dummy_attr dummy.pattr)" ] || { cat dummy.pattr; fail "$opts: perf made no dummy:HG"; }
+	[ "$(dummy_attr dummy.attr)" = "$(dummy_attr dummy.pattr)" ] ||
+		{ dummy_attr dummy.pattr; dummy_attr dummy.attr; fail "$opts: the dummy is not perf's"; }
+done
+
 both nosamp -e cpu-clock --no-samples
 hasnt nosamp '{ sample_period, sample_freq }'
 [ "$(stat nosamp.data SAMPLE)" = "" ] || fail "--no-samples: samples recorded"

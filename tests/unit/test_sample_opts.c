@@ -572,6 +572,13 @@ static void test_tracking_dummy(void **state)
 	assert_int_equal(x.disabled, 1);
 	assert_int_equal(x.enable_on_exec, 1);
 	assert_int_equal(attr_of(&d, "cpu-clock", 0).enable_on_exec, 0);
+	/* the command line's -F or -c, as evsel__config gives the dummy, not a term's */
+	x = attr_of(&(struct record_opts){.system_wide = true, .freq = 999}, "cpu-clock", 1);
+	assert_true(x.freq && x.sample_freq == 999 && (x.sample_type & ST(PERIOD)));
+	x = attr_of(&(struct record_opts){.system_wide = true, .period = 5}, "cs", 1);
+	assert_true(!x.freq && x.sample_period == 5 && !(x.sample_type & ST(PERIOD)));
+	x = attr_of(&a, "cpu-clock/period=5000/", 1);
+	assert_true(!x.freq && x.sample_period == 1);
 	/* after every event given, a group's too */
 	assert_int_equal(attr_of(&a, "{cpu-clock,task-clock},cs", 3).config, PERF_COUNT_SW_DUMMY);
 	assert_int_equal(attr_of(&a, "{cpu-clock,task-clock},cs", 1).config,
