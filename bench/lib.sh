@@ -9,7 +9,7 @@
 events() {
 	case $1 in
 	sched) echo "-e cs -c 1" ;;
-	cpu) echo "-e cpu-clock -F $RATE -g" ;;
+	cpu | maxg) echo "-e cpu-clock -F $RATE -g" ;;
 	pf) echo "-e page-faults -c 1" ;;
 	# The seed command line, for every tool (perf accepts all of it).
 	seed) echo "-N -B -T -R -g --call-graph dwarf,1024 --user-regs=IP,SP,BP --switch-events" \

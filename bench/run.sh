@@ -23,12 +23,13 @@
 #   BENCH_REPEATS=N      repeats (default 5, quick 1)
 #   BENCH_MMAP="128 8"   -m values (pages per CPU ring) for every workload
 #   BENCH_MMAP_<wl>="128 8 4"  -m values for one workload (wins over BENCH_MMAP);
-#                        defaults: sched, pf "128 8 4"; cpu, seed "128"
-#                        (quick: sched, pf "8"; cpu, seed "128")
+#                        defaults: sched, pf "128 8 4"; cpu, seed, maxg "128"
+#                        (quick: sched, pf "8"; cpu, seed, maxg "128")
 #   BENCH_SIZE_<wl>=N    workload size: messaging loops (sched, 1500; quick
-#                        750), cpuwork units (cpu, 1), pfstorm rounds (pf,
-#                        40), matrix seconds (seed, 2; quick 1)
-#   BENCH_TOOLS, BENCH_WORKLOADS (sched cpu pf seed; "none": the merge
+#                        750; maxg, 400; quick 100), cpuwork units (cpu, 1),
+#                        pfstorm rounds (pf, 40), matrix seconds (seed, 2;
+#                        quick 1)
+#   BENCH_TOOLS, BENCH_WORKLOADS (sched cpu pf seed maxg; "none": the merge
 #                        benchmark alone), BENCH_MERGE_MB, BENCH_MERGE_SHARDS
 #   BENCH_IDLE_MIN (90), BENCH_IDLE_SECS (2), BENCH_IDLE_WAIT (180)
 #   BENCH_RUN_TIMEOUT (300): a workload still running after this many s is
@@ -48,19 +49,19 @@ if [ "$QUICK" = 1 ]; then
 	REPEATS=${BENCH_REPEATS:-1}
 	STORM_MMAPS=${BENCH_MMAP:-8}
 	MERGE_MB=${BENCH_MERGE_MB:-256}
-	SIZES="sched=750 cpu=1 pf=40 seed=1"
+	SIZES="sched=750 cpu=1 pf=40 seed=1 maxg=100"
 else
 	REPEATS=${BENCH_REPEATS:-5}
 	STORM_MMAPS=${BENCH_MMAP:-128 8 4}
 	MERGE_MB=${BENCH_MERGE_MB:-1536}
 	# Sized so that the full run fits ~45 min on 2 CPUs (bench/README.md).
-	SIZES="sched=1500 cpu=1 pf=40 seed=2"
+	SIZES="sched=1500 cpu=1 pf=40 seed=2 maxg=400"
 fi
 # The cpu and seed rows sample by time (-F max / 4 kHz): one -m, perf's
 # default of 128 pages (512 KiB), unless BENCH_MMAP or BENCH_MMAP_<wl> say so.
 BIG_MMAPS=${BENCH_MMAP:-128}
 TOOLS=${BENCH_TOOLS:-perf perf-aio perf-threads perf-threads-numa perf-r1-threads perf-z shardrec shardrec-r0 shardrec-cpu}
-WORKLOADS=${BENCH_WORKLOADS:-sched cpu pf seed}
+WORKLOADS=${BENCH_WORKLOADS:-sched cpu pf seed maxg}
 [ "$WORKLOADS" = none ] && WORKLOADS= # the merge benchmark alone
 IDLE_MIN=${BENCH_IDLE_MIN:-90}
 IDLE_SECS=${BENCH_IDLE_SECS:-2}
@@ -102,6 +103,8 @@ workload() {
 	pf) timeout "$RUN_TIMEOUT" "$PROGS/pfstorm" "$(size pf)" "$NCPU" 16 ;;
 	# The seed workload (GitHub issue 6, tests/e2e/80-seed.sh): a fixed time.
 	seed) timeout "$RUN_TIMEOUT" "$PROGS/matrix" -t "$NCPU" -s "$(size seed)" ;;
+	# Issue 31's extreme rate: kernel call chains of 400 processes at -F max.
+	maxg) timeout "$RUN_TIMEOUT" "$PERF" bench sched messaging -g 10 -l "$(size maxg)" ;;
 	esac
 }
 
