@@ -83,7 +83,8 @@ echo "--no-bpf-event: KSYMBOL $kl+$ku, no BPF_EVENT"
 # Beside another recording whose tracking event takes BPF records (perf's
 # -a, on a shared node): the kernel makes the records it then gives ours
 # longer by that recording's trailer, stale ring bytes at their end. The
-# merge must take them, their times inside the recording.
+# merge must take them, their times inside the recording; with -z too, where
+# a compressed frame holding one must go out plain.
 mkfifo bg.ctl bg.ack
 "$PERF" record -q -a -e dummy --control fifo:bg.ctl,bg.ack -o bg.perf -- sleep 60 \
 	>/dev/null 2>bg.err &
@@ -92,23 +93,27 @@ exec 8<>bg.ctl 9<>bg.ack
 echo ping >&8
 read -r -t 20 ack <&9 || { kill $bg; fail "perf -a beside: no answer to ping ($(cat bg.err))"; }
 rc=0
-"$SHARDREC" record -q -e cpu-clock -F 999 -o side.data -- "$PROGS/bpfhot" -n $prog 500 >/dev/null \
-	2>side.err || rc=$?
+for z in "" -z; do
+	"$SHARDREC" record -q $z -e cpu-clock -F 999 -o side$z.data -- "$PROGS/bpfhot" -n $prog 500 \
+		>/dev/null 2>side$z.err || { rc=$?; break; }
+done
 echo stop >&8
 wait $bg || true
 exec 8>&- 9>&-
-[ "$rc" = 0 ] || { cat side.err; fail "record beside perf -a failed ($rc)"; }
-check_perf_file side.data
-read -r kl ku bl bu < <(bpf_records side.data)
-[ "$kl" -ge 1 ] && [ "$ku" -ge 1 ] && [ "$bl" -ge 1 ] && [ "$bu" -ge 1 ] ||
-	fail "beside perf -a: KSYMBOL $kl+$ku, BPF_EVENT $bl+$bu"
-"$PERF" script -i side.data --show-bpf-events -F time,event 2>/dev/null | awk -v re="$sym" '
-	/PERF_RECORD/ { if ($0 ~ re || /BPF_EVENT/) t[++n] = $1 + 0; next }
-	{ s = $1 + 0; if (!first) first = s; last = s }
-	END { for (i = 1; i <= n; i++) if (t[i] < first - 1 || t[i] > last + 1) bad++
-	      exit n == 0 || bad > 0 }' ||
-	fail "beside perf -a: the program's records are stamped outside the recording"
-echo "beside perf -a: KSYMBOL $kl+$ku, BPF_EVENT $bl+$bu, stamped within the samples"
+[ "$rc" = 0 ] || { cat side*.err; fail "record beside perf -a failed ($rc)"; }
+for z in "" -z; do
+	check_perf_file side$z.data
+	read -r kl ku bl bu < <(bpf_records side$z.data)
+	[ "$kl" -ge 1 ] && [ "$ku" -ge 1 ] && [ "$bl" -ge 1 ] && [ "$bu" -ge 1 ] ||
+		fail "beside perf -a${z:+, $z}: KSYMBOL $kl+$ku, BPF_EVENT $bl+$bu"
+	"$PERF" script -i side$z.data --show-bpf-events -F time,event 2>/dev/null | awk -v re="$sym" '
+		/PERF_RECORD/ { if ($0 ~ re || /BPF_EVENT/) t[++n] = $1 + 0; next }
+		{ s = $1 + 0; if (!first) first = s; last = s }
+		END { for (i = 1; i <= n; i++) if (t[i] < first - 1 || t[i] > last + 1) bad++
+		      exit n == 0 || bad > 0 }' ||
+		fail "beside perf -a${z:+, $z}: the program's records are stamped outside the recording"
+	echo "beside perf -a${z:+, $z}: KSYMBOL $kl+$ku, BPF_EVENT $bl+$bu, stamped within the samples"
+done
 
 # synthesized FILE: the time-0 KSYMBOL and BPF_EVENT lines of the program
 # (perf script prints the synthesized ones as swapper's, at 0.000000).
