@@ -49,10 +49,7 @@ struct bpf_prog_desc {
 	uint32_t btf_size;
 };
 
-static long sys_bpf(int cmd, union bpf_attr *a)
-{
-	return syscall(__NR_bpf, cmd, a, sizeof(*a));
-}
+static long sys_bpf(int cmd, union bpf_attr *a) { return syscall(__NR_bpf, cmd, a, sizeof(*a)); }
 
 static int obj_info(int fd, void *info, uint32_t *len)
 {
@@ -115,18 +112,29 @@ static int btf__fetch(struct bpf_prog_desc *p, uint32_t id)
 static long btf_kind__extra(unsigned int kind, unsigned int vlen)
 {
 	switch (kind) {
-	case BTF_KIND_INT: case BTF_KIND_VAR: case BTF_KIND_DECL_TAG:
+	case BTF_KIND_INT:
+	case BTF_KIND_VAR:
+	case BTF_KIND_DECL_TAG:
 		return 4;
 	case BTF_KIND_ARRAY:
 		return sizeof(struct btf_array);
-	case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_DATASEC:
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+	case BTF_KIND_DATASEC:
 		return (long)vlen * 12;
-	case BTF_KIND_ENUM: case BTF_KIND_FUNC_PROTO:
+	case BTF_KIND_ENUM:
+	case BTF_KIND_FUNC_PROTO:
 		return (long)vlen * 8;
 	case BTF_KIND_ENUM64:
 		return (long)vlen * sizeof(struct btf_enum64);
-	case BTF_KIND_PTR: case BTF_KIND_FWD: case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE:
-	case BTF_KIND_CONST: case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_FLOAT:
+	case BTF_KIND_PTR:
+	case BTF_KIND_FWD:
+	case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT:
+	case BTF_KIND_FUNC:
+	case BTF_KIND_FLOAT:
 	case BTF_KIND_TYPE_TAG:
 		return 0;
 	}
@@ -234,8 +242,10 @@ static void bpf_prog_desc__name(const struct bpf_prog_desc *p, uint32_t i, char 
 	if (p->btf) {
 		uint32_t type_id;
 
-		memcpy(&type_id, p->func_info + (size_t)i * p->info.func_info_rec_size +
-				 offsetof(struct bpf_func_info, type_id), sizeof(type_id));
+		memcpy(&type_id,
+		       p->func_info + (size_t)i * p->info.func_info_rec_size +
+			   offsetof(struct bpf_func_info, type_id),
+		       sizeof(type_id));
 		short_name = synth__btf_name(p->btf, p->btf_size, type_id);
 	} else if (p->info.nr_jited_ksyms == 1) {
 		if (p->info.name[0])
@@ -246,7 +256,8 @@ static void bpf_prog_desc__name(const struct bpf_prog_desc *p, uint32_t i, char 
 	/* info.name fills its 16 bytes without a NUL at most; BTF's strings end */
 	if (short_name && n < size)
 		snprintf(buf + n, size - n, "_%.*s",
-			 short_name == p->info.name ? (int)sizeof(p->info.name) : INT_MAX, short_name);
+			 short_name == p->info.name ? (int)sizeof(p->info.name) : INT_MAX,
+			 short_name);
 }
 
 static int bpf_prog_desc__emit(struct synth *s, const struct bpf_prog_desc *p, bool bpf_event)
@@ -297,8 +308,10 @@ int synth__bpf_programs(struct synth *s, bool bpf_event)
 		memset(&a, 0, sizeof(a));
 		a.start_id = id;
 		if (sys_bpf(BPF_PROG_GET_NEXT_ID, &a))
-			return errno == ENOENT || errno == EPERM || errno == EINVAL || errno == ENOSYS
-				       ? 0 : -errno;
+			return errno == ENOENT || errno == EPERM || errno == EINVAL ||
+				       errno == ENOSYS
+				   ? 0
+				   : -errno;
 		id = a.next_id;
 		fd = id_to_fd(BPF_PROG_GET_FD_BY_ID, id);
 		if (fd < 0)
@@ -331,10 +344,11 @@ static int synth__bpf_image(struct synth *s, const char *line, long page)
 	if (sscanf(name, "bpf_trampoline_%lu", &id) != 1 &&
 	    (strncmp(name, "bpf_dispatcher_", 15) || !name[15]))
 		return 0;
-	return synth__emit(s, &(struct ksymbol_head){.header.type = PERF_RECORD_KSYMBOL,
-						      .addr = addr,
-						      .len = (uint32_t)page,
-						      .ksym_type = PERF_RECORD_KSYMBOL_TYPE_BPF},
+	return synth__emit(s,
+			   &(struct ksymbol_head){.header.type = PERF_RECORD_KSYMBOL,
+						  .addr = addr,
+						  .len = (uint32_t)page,
+						  .ksym_type = PERF_RECORD_KSYMBOL_TYPE_BPF},
 			   sizeof(struct ksymbol_head), name);
 }
 

@@ -42,11 +42,11 @@ static long sys_bpf(int cmd, union bpf_attr *attr)
 static int load(const char *name)
 {
 	static const struct bpf_insn prog[] = {
-		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1, .imm = 0},
-		{.code = BPF_ALU64 | BPF_ADD | BPF_K, .dst_reg = BPF_REG_1, .imm = 1},
-		{.code = BPF_JMP | BPF_JLT | BPF_K, .dst_reg = BPF_REG_1, .off = -2, .imm = LOOPS},
-		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0},
-		{.code = BPF_JMP | BPF_EXIT},
+	    {.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1, .imm = 0},
+	    {.code = BPF_ALU64 | BPF_ADD | BPF_K, .dst_reg = BPF_REG_1, .imm = 1},
+	    {.code = BPF_JMP | BPF_JLT | BPF_K, .dst_reg = BPF_REG_1, .off = -2, .imm = LOOPS},
+	    {.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0},
+	    {.code = BPF_JMP | BPF_EXIT},
 	};
 	union bpf_attr a;
 
@@ -112,7 +112,10 @@ int main(int argc, char **argv)
 			fprintf(stderr, "bpfhot: BPF_PROG_TEST_RUN: %s\n", strerror(errno));
 			close(fd);
 			/* 524: the kernel's ENOTSUPP, a program type without test runs */
-			return errno == EPERM || errno == EOPNOTSUPP || errno == 524 || errno == EINVAL ? 77 : 1;
+			return errno == EPERM || errno == EOPNOTSUPP || errno == 524 ||
+				       errno == EINVAL
+				   ? 77
+				   : 1;
 		}
 		runs += a.test.repeat;
 	} while (now() < end);
