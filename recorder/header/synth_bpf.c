@@ -293,7 +293,7 @@ static int bpf_prog_desc__emit(struct synth *s, const struct bpf_prog_desc *p, b
  * Every loaded program. A program that cannot be described (gone
  * meanwhile, not JITed, BTF unreadable) is skipped where perf stops the
  * whole walk; EPERM (no CAP_SYS_ADMIN) and EINVAL (a kernel without the
- * commands) describe nothing, as in perf.
+ * commands) describe nothing, as in perf. -ENOMEM fails the synthesis.
  */
 int synth__bpf_programs(struct synth *s, bool bpf_event)
 {
@@ -318,9 +318,9 @@ int synth__bpf_programs(struct synth *s, bool bpf_event)
 			continue;
 		ret = bpf_prog_desc__read(&p, fd);
 		close(fd);
-		if (ret == -EOPNOTSUPP) {
+		if (ret == -EOPNOTSUPP || ret == -ENOMEM) {
 			bpf_prog_desc__release(&p);
-			return 0;
+			return ret == -ENOMEM ? ret : 0; /* too old a kernel: nothing to say */
 		}
 		ret = ret ? 0 : bpf_prog_desc__emit(s, &p, bpf_event);
 		bpf_prog_desc__release(&p);
