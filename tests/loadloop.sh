@@ -3,7 +3,7 @@
 # The load loop of issue 20: CI's own command, N times in a row, on clean
 # clones of one revision, beside load a shared machine has.
 #
-#   tests/loadloop.sh [-n RUNS] [-s] [-o DIR] [REV]
+#   tests/loadloop.sh [-n RUNS] [-s] [-o DIR] [-u SECONDS] [REV]
 #
 #   -n RUNS  runs to do (default 10); the loop stops at the first failure
 #            unless KEEP_GOING=1
@@ -11,6 +11,10 @@
 #            --vm-bytes 256M) beside every run
 #   -o DIR   where clones, logs and the summary go (default
 #            /var/tmp/shardrec-loadloop)
+#   -u SECS  start no run that would not end within SECS of the loop's
+#            start, going by the longest run so far (1500 s before the
+#            first): a loop split over sessions stops between runs, not in
+#            the middle of one
 #   REV      the revision to test (default HEAD)
 #
 # Beside every run, copies of the test workloads (hot, cpuwork, matrix),
@@ -21,13 +25,14 @@
 # check's totals), DIR/run.N.log the whole output.
 set -uo pipefail
 
-runs=10 stress=0 out=/var/tmp/shardrec-loadloop
-while getopts "n:so:" c; do
+runs=10 stress=0 out=/var/tmp/shardrec-loadloop until=
+while getopts "n:so:u:" c; do
 	case $c in
 	n) runs=$OPTARG ;;
 	s) stress=1 ;;
 	o) out=$OPTARG ;;
-	*) sed -n '4,14p' "$0" >&2; exit 2 ;;
+	u) until=$OPTARG ;;
+	*) sed -n '4,18p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -62,8 +67,13 @@ start_load() {
 start_load || { echo "loadloop: cannot start the load" >&2; stop_load; exit 1; }
 echo "loadloop: $rev, $runs runs, stress=$stress, foreign pids ${pids[*]}, in $out" |
 	tee -a "$out/summary"
-fails=0
+fails=0 longest=1500 begin=$(date +%s) i=0 done=0
 for i in $(seq 1 "$runs"); do
+	if [ -n "$until" ] && [ $(( $(date +%s) + longest )) -gt $((begin + until)) ]; then
+		echo "loadloop: stopping before run $i: it would end past ${until} s (longest run ${longest} s)" |
+			tee -a "$out/summary"
+		break
+	fi
 	src=$out/run.$i
 	rm -rf "$src"
 	read -r i0 t0 < <(jiffies)
@@ -74,11 +84,14 @@ for i in $(seq 1 "$runs"); do
 	read -r i1 t1 < <(jiffies)
 	idle=$(( (i1 - i0) * 100 / (t1 - t0 > 0 ? t1 - t0 : 1) ))
 	totals=$(grep -a '^check:' "$out/run.$i.log" | tail -1)
-	echo "run $i $rev rc=$rc $(( $(date +%s) - s0 ))s idle=${idle}% ${totals:-no totals}" |
+	took=$(( $(date +%s) - s0 ))
+	[ "$done" = 0 ] || [ $took -gt $longest ] && longest=$took
+	done=$((done + 1))
+	echo "run $i $rev rc=$rc ${took}s idle=${idle}% ${totals:-no totals}" |
 		tee -a "$out/summary"
 	[ $rc -eq 0 ] && rm -rf "$src" || fails=$((fails + 1))
 	[ $rc -ne 0 ] && [ "${KEEP_GOING:-0}" != 1 ] && break
 done
 stop_load
-echo "loadloop: $rev $((i - fails))/$i passed" | tee -a "$out/summary"
+echo "loadloop: $rev $((done - fails))/$done passed" | tee -a "$out/summary"
 [ $fails -eq 0 ]
