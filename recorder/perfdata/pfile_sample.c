@@ -102,6 +102,14 @@ bool pfile_idlayout__mend_sideband(const struct pfile_idlayout *l, void *rec, si
 	}
 	if (body + l->id_hdr_size >= h.size || (h.size - body - l->id_hdr_size) % 8)
 		return false;
+	/*
+	 * A kernel trailer is never all zero (its time is not): a zero one is
+	 * the gap of a record mended already, which a second check of the
+	 * same bytes (merge_ahead's, then a frame's) must leave alone.
+	 */
+	for (size_t i = 0; i < l->id_hdr_size && !p[body + i]; i++)
+		if (i + 1 == l->id_hdr_size)
+			return false;
 	memmove(p + h.size - l->id_hdr_size, p + body, l->id_hdr_size);
 	memset(p + body, 0, h.size - l->id_hdr_size - body);
 	return true;

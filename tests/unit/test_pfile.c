@@ -1599,6 +1599,10 @@ static void test_mend_sideband(void **state)
 	for (size_t i = 24; i < 24 + 32; i++)
 		assert_int_equal(b[i], 0);
 	assert_int_equal(((struct perf_event_header *)b)->size, n);
+	/* mended once only: a second check of the same bytes leaves them */
+	memcpy(want, b, n);
+	assert_false(pfile_idlayout__mend_sideband(&l, b, n));
+	assert_memory_equal(b, want, n);
 	/* KSYMBOL: the name (padded to 8) stays, so does the record's length */
 	n = sideband_rec(b, &l, PERF_RECORD_KSYMBOL, "bpf_prog_f7904b1e51166c13_x", 24);
 	assert_true(pfile_idlayout__mend_sideband(&l, b, n));
