@@ -55,6 +55,11 @@ recorder() {
 	# default is a half): SHARDREC_WAKEUP_DIV, for experiments only.
 	shardrec-wake[0-9]*)
 		echo "env SHARDREC_WAKEUP_DIV=${tool#shardrec-wake} $SHARDREC record -a $ev $m -o $out" ;;
+	# Writers that copy a ring found at least 1/N full to their own buffer
+	# and hand it back before the write (writer__copy_out):
+	# SHARDREC_COPY_DIV, for experiments only.
+	shardrec-copy[0-9]*)
+		echo "env SHARDREC_COPY_DIV=${tool#shardrec-copy} $SHARDREC record -a $ev $m -o $out" ;;
 	*) die "unknown tool $tool" ;;
 	esac
 }

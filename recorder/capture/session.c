@@ -127,6 +127,8 @@ static int session__plan(struct session *s)
 	int ret;
 
 	ret = plan_spec__parse(s->o->threads, &spec, s->err, sizeof(s->err));
+	if (!ret)
+		ret = writer__copy_div(&s->copy_div, s->err, sizeof(s->err));
 	if (ret)
 		return ret;
 	/*
@@ -182,6 +184,7 @@ static int session__writers(struct session *s)
 			.max_size = s->o->max_size,
 			.shard_bytes = &s->shard_bytes,
 			.overwrite = s->evl.backward,
+			.copy_div = s->copy_div,
 			.run_id = s->run_id,
 			.rotate = session__rotate_writers(s),
 		};
@@ -346,6 +349,9 @@ static void print_writers(struct session *s)
 		pr_info("writes of writer %zu: %.3f s in all, the longest %.3f ms at %.2f s",
 			g, st->write_ns / 1e9, st->write_max_ns / 1e6,
 			writer_report__secs(st->write_max_at, st->start_time));
+		if (s->copy_div)
+			pr_info("copy-out of writer %zu (rings at 1/%u full): %.3f MB", g,
+				s->copy_div, st->copied / 1e6);
 	}
 }
 

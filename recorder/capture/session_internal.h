@@ -38,6 +38,7 @@ struct session {
 	struct writer **writers;
 	size_t nr_writers;
 	bool writers_rt;  /* writers can take their SCHED_FIFO priority (session__plan) */
+	unsigned copy_div; /* writer_params.copy_div, $SHARDREC_COPY_DIV (session__plan) */
 	struct evlist_mmap **group_maps; /* per writer: its rings and AUX areas, in plan order */
 	struct workload wl;
 	bool have_workload;

@@ -8,6 +8,7 @@
 #include "ringbuf/ring_internal.h"
 #include "aux/aux.h"
 #include "recorder/codec/zpass.h"
+#include "recorder/util/num.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -46,6 +47,11 @@ struct writer {
 	/* --overwrite: each ring's copy, a ring's size apiece, on the group's node */
 	unsigned char *snap;
 	size_t snap_bytes;
+	/* copy_div: the rings' copies (a ring's size apiece) and each ring's first iovec */
+	unsigned char *bounce;
+	size_t bounce_bytes;
+	int *ring_iov;
+	size_t ring_iov_bytes;
 };
 
 struct writer *writer__new(const struct writer_params *p)
@@ -106,6 +112,15 @@ static int writer__alloc_local(struct writer *w)
 	w->snap = w->snap_bytes ? placement__alloc(w->snap_bytes, node) : NULL;
 	if (w->snap_bytes && !w->snap)
 		return -ENOMEM;
+	if (w->p.copy_div && !w->p.overwrite && !w->p.zlevel) {
+		for (size_t i = 0; i < w->p.nr_maps; i++)
+			w->bounce_bytes += w->p.maps[i].core.size;
+		w->ring_iov_bytes = w->p.nr_maps * sizeof(*w->ring_iov);
+		w->bounce = placement__alloc(w->bounce_bytes, node);
+		w->ring_iov = placement__alloc(w->ring_iov_bytes, node);
+		if (!w->bounce || !w->ring_iov)
+			return -ENOMEM;
+	}
 	w->stats.node_buf = placement__node_of(w->iov);
 	return w->p.zlevel ? zpass__init(&w->z, w->p.zlevel, node) : 0;
 }
@@ -148,6 +163,10 @@ static void writer__free_local(struct writer *w)
 	placement__free(w->chunks, w->chunk_bytes);
 	placement__free(w->pfd, w->pfd_bytes);
 	placement__free(w->snap, w->snap_bytes);
+	placement__free(w->bounce, w->bounce_bytes);
+	placement__free(w->ring_iov, w->ring_iov_bytes);
+	w->bounce = NULL;
+	w->ring_iov = NULL;
 	w->iov = NULL;
 	w->chunks = NULL;
 	w->pfd = NULL;
@@ -284,14 +303,59 @@ static uint64_t writer__note_write(struct writer *w, uint64_t t0)
 }
 
 /*
+ * copy_div: each ring of the pass found at least 1/copy_div full is copied
+ * to the writer's buffer and handed back now, before the write, as -z's
+ * compressed pass hands its rings back. The write into the page cache
+ * (allocating pages, dirty throttling) is slower than a copy into memory
+ * the writer already touched, and the kernel fills a ring against its old
+ * tail meanwhile; a copied ring has its whole size for that time. The
+ * pass's iovecs then point at the copy (a wrapped span's second iovec left
+ * empty). The cost: one more copy of those bytes, and a failed write loses
+ * them where the kernel would have kept them (the writer stops either
+ * way). Returns the bytes copied; the spans of copied rings read 0.
+ */
+static uint64_t writer__copy_out(struct writer *w, struct ring_span *spans)
+{
+	unsigned char *at = w->bounce;
+	uint64_t copied = 0, now = 0;
+
+	for (size_t i = 0; w->bounce && i < w->p.nr_maps; i++) {
+		struct ring_span *s = &spans[i];
+		struct ring *r = &w->p.maps[i].core;
+		struct iovec *iov = &w->iov[w->ring_iov[i]];
+		unsigned char *to = at;
+
+		if (!s->len || s->len * w->p.copy_div < r->size)
+			continue;
+		for (int k = 0; k < s->nr_iov; k++) {
+			memcpy(to, s->iov[k].iov_base, s->iov[k].iov_len);
+			to += s->iov[k].iov_len;
+			iov[k].iov_len = 0;
+		}
+		iov[0] = (struct iovec){.iov_base = at, .iov_len = s->len};
+		at = to;
+		if (!now)
+			now = clock__ns(w->p.clockid);
+		/* The fill just before the tail moves, as writer__note_pending notes it. */
+		ring__note_pending(r, now);
+		ring__read_done(r, s);
+		copied += s->len;
+		s->len = 0;
+	}
+	w->stats.copied += copied;
+	return copied;
+}
+
+/*
  * One pass: take a span of every ring, write them all as one pass with one
  * pwritev, then hand the space back. Tails move only after the data is in
- * the page cache, so a failed write loses nothing the kernel still holds.
+ * the page cache, so a failed write loses nothing the kernel still holds
+ * (but what writer__copy_out handed back).
  * @wtime: the recording clock before the first ring's head was read.
  */
 static int writer__pass(struct writer *w, struct ring_span *spans, uint64_t wtime)
 {
-	uint64_t payload = 0, t0, now;
+	uint64_t payload = 0, copied = 0, t0, now;
 	int nr_iov = 1;
 	int err;
 
@@ -313,21 +377,29 @@ static int writer__pass(struct writer *w, struct ring_span *spans, uint64_t wtim
 			nr_iov = hdr;
 			continue;
 		}
+		if (w->ring_iov)
+			w->ring_iov[i] = hdr + 1;
 		shard_chunk__init(&w->chunks[i], w->p.maps[i].core.cpu, len + alen);
 		w->iov[hdr].iov_base = &w->chunks[i];
 		w->iov[hdr].iov_len = sizeof(w->chunks[i]);
 		payload += sizeof(w->chunks[i]) + len + alen;
 	}
+	/* A pass --max-size refuses is not written: its rings keep their bytes. */
+	err = writer__budget(w, sizeof(w->shard.pass) + payload);
+	if (!err)
+		copied = writer__copy_out(w, spans);
 	t0 = clock__ns(w->p.clockid);
 	/* Test-only fault injection (fault.h); inert unless SHARDREC_FAULT is set. */
-	err = fault__shard_write(w->p.idx, w->shard.off, sizeof(w->shard.pass) + payload);
 	if (!err)
-		err = writer__budget(w, sizeof(w->shard.pass) + payload);
+		err = fault__shard_write(w->p.idx, w->shard.off, sizeof(w->shard.pass) + payload);
 	if (!err)
 		err = shard__write_pass(&w->shard, wtime, w->iov, nr_iov, payload);
 	now = writer__note_write(w, t0);
-	if (err)
+	w->stats.bytes += copied;
+	if (err) {
+		w->stats.unwritten += copied;
 		return err;
+	}
 	writer__note_pending(w, now);
 	for (size_t i = 0; i < w->p.nr_maps; i++) {
 		if (spans[i].len) {
@@ -568,6 +640,18 @@ bool writer__can_realtime(int prio)
 		pthread_setschedparam(pthread_self(), policy, &old);
 	privs__lower();
 	return ok;
+}
+
+int writer__copy_div(unsigned *div, char *err, size_t errlen)
+{
+	const char *env = getenv("SHARDREC_COPY_DIV");
+
+	*div = 0;
+	if (!env || !*env || (positive__parse(env, div) && *div >= 2 && *div <= 64))
+		return 0;
+	snprintf(err, errlen,
+		 "SHARDREC_COPY_DIV=%s: want N from 2 to 64 (copy a ring out at 1/N full)", env);
+	return -EINVAL;
 }
 
 static void *writer__thread(void *arg)

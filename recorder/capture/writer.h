@@ -56,6 +56,13 @@ struct writer_params {
 	 * paused, never on poll wakeups or idle timeouts.
 	 */
 	bool overwrite;
+	/*
+	 * Copy-out under pressure, 0 = never: a ring found at least 1/copy_div
+	 * full is copied to the writer's buffer and handed back before the
+	 * write (writer__copy_div reads it; forward rings without -z only: a
+	 * compressed pass hands its rings back before the write anyway).
+	 */
+	unsigned copy_div;
 	const uint8_t *run_id;          /* the recording's (SHARD_RUN_ID_SIZE bytes), for the shard header */
 	const struct writer_rotate *rotate; /* rotation (capture/rotate.c), NULL without */
 };
@@ -70,6 +77,8 @@ struct writer_stats {
 	uint64_t write_max_ns; /* the longest shard write ... */
 	uint64_t write_max_at; /* ... and when it began (recording clock) */
 	uint64_t dumps;  /* --overwrite: passes that dumped the backward rings */
+	uint64_t copied; /* ring bytes copied out and handed back before their write */
+	uint64_t unwritten; /* copied-out bytes a failed write lost */
 	bool size_limited; /* stopped by --max-size: the pass that would cross it was not written */
 	int err;         /* first error (-errno), 0 if none */
 	uint64_t err_time; /* recording clock when it failed */
@@ -94,6 +103,12 @@ struct writer;
  * call, or RLIMIT_RTPRIO), and undone at once.
  */
 bool writer__can_realtime(int prio);
+/*
+ * The copy-out point, writer_params.copy_div: 0 (never), or N from 2 to
+ * 64 from $SHARDREC_COPY_DIV, for experiments only (bench/lib.sh's
+ * shardrec-copyN). 0 / -EINVAL with one line in @err.
+ */
+int writer__copy_div(unsigned *div, char *err, size_t errlen);
 /* Creates the shard file and the stop eventfd. NULL with errno set on failure. */
 struct writer *writer__new(const struct writer_params *p);
 /*

@@ -40,11 +40,15 @@ void writer_report__stopped(size_t idx, const struct writer_stats *st,
 {
 	double after = writer_report__secs(st->err_time, st->start_time);
 	uint64_t unread = 0;
-	char cpus[256];
+	char cpus[256], unwritten[64] = "";
 
 	for (size_t i = 0; i < grp->nr_cpus; i++)
 		unread += ring__pending(&maps[i].core);
 	cpulist__format(grp->cpus, grp->nr_cpus, cpus, sizeof(cpus));
+	/* Copied out of the rings (writer__copy_out), then not written. */
+	if (st->unwritten)
+		snprintf(unwritten, sizeof(unwritten), ", %.3f MB of the failed write",
+			 st->unwritten / 1e6);
 	/*
 	 * Nobody reads those rings any more: what the kernel could not put in
 	 * them is in its lost count (saved as LOST_SAMPLES), what it did put
@@ -52,10 +56,10 @@ void writer_report__stopped(size_t idx, const struct writer_stats *st,
 	 */
 	pr_err("writer %zu (cpus %s) stopped %.2f s into the recording: %s; its shard keeps the "
 	       "%llu passes (%.3f MB) written before; lost after it: %llu samples on cpus %s and "
-	       "%.3f MB left unread in their rings",
+	       "%.3f MB left unread in their rings%s",
 	       idx, cpus, after, strerror(-st->err), (unsigned long long)st->passes,
 	       st->zbytes / 1e6, (unsigned long long)writer_report__lost(l, grp->cpus, grp->nr_cpus),
-	       cpus, unread / 1e6);
+	       cpus, unread / 1e6, unwritten);
 }
 
 bool ring_pressure__fuller(const struct ring_pressure *a, const struct ring_pressure *b)

@@ -254,6 +254,26 @@ for v in 1 65 x; do
 		{ cat wdiv.err; fail "SHARDREC_WAKEUP_DIV=$v: not one line naming the knob"; }
 	[ ! -e wdiv.data ] || fail "SHARDREC_WAKEUP_DIV=$v: wrote wdiv.data"
 done
+# SHARDREC_COPY_DIV (bench experiments): a ring found at least 1/N full is
+# copied to the writer's buffer and handed back before the write. -v says
+# how much each writer copied (8 KiB passes of 32 KiB rings: every one at
+# 1/64); the file is whole to perf, every sample the summary counted in it.
+SHARDREC_COPY_DIV=64 "$SHARDREC" record -v -m 8 -e cpu-clock -F 10000 -o copy.data -- \
+	"$PROGS/hot" 300 >/dev/null 2>copy.err || { cat copy.err; fail "SHARDREC_COPY_DIV=64 failed"; }
+each_writer copy.err "copy-out" "SHARDREC_COPY_DIV=64"
+awk '/^shardrec: copy-out of writer [0-9]+ \(rings at 1\/64 full\): / { mb += $(NF - 1) }
+	END { exit !(mb > 0) }' copy.err || { cat copy.err; fail "SHARDREC_COPY_DIV=64: nothing copied"; }
+check_perf_file copy.data
+[ "$(perf_samples copy.data)" = "$(summary_samples copy.err)" ] ||
+	fail "SHARDREC_COPY_DIV=64: perf reads $(perf_samples copy.data) samples, the summary said $(summary_samples copy.err)"
+for v in 1 65 x; do
+	if SHARDREC_COPY_DIV=$v "$SHARDREC" record -q -e cpu-clock -o cdiv.data -- true 2>cdiv.err; then
+		fail "SHARDREC_COPY_DIV=$v (out of range) accepted"
+	fi
+	[ "$(wc -l <cdiv.err)" = 1 ] && grep -q "^shardrec.*SHARDREC_COPY_DIV=$v: want N from 2 to 64" cdiv.err ||
+		{ cat cdiv.err; fail "SHARDREC_COPY_DIV=$v: not one line naming the knob"; }
+	[ ! -e cdiv.data ] || fail "SHARDREC_COPY_DIV=$v: wrote cdiv.data"
+done
 
 # perf's config: record.* keys, the command line winning.
 cat >pc <<EOF

@@ -29,6 +29,7 @@
 #include "recorder/perfdata/pfile_write.h"
 #include "recorder/capture/writer.h"
 #include "recorder/events/evlist.h"
+#include "recorder/perfdata/shard_reader.h"
 #include "ringbuf/ring_order.h"
 /* The simulation sets up rings on caller memory (ring__init_mem): internals. */
 #include "ringbuf/ring_internal.h"
@@ -238,6 +239,44 @@ static inline void aux_sim_put_sample(struct aux_sim *sim, int c, uint64_t ip)
 	memcpy(rec + 24, pid, 8);
 	memcpy(rec + 32, &n, 8);
 	aux_sim_ring_put(&sim->cpu[c], rec, h.size);
+}
+
+/*
+ * The samples of shard.0 in @dirfd, numbered by aux_sim_put_sample's @ip
+ * (tests without AUX): per CPU each must be @next[cpu], which advances.
+ * @run_id: the shard's, checked unless NULL. Returns the samples read.
+ */
+static inline uint64_t aux_sim_read_numbered(int dirfd, const uint8_t *run_id,
+					     uint64_t next[AUX_SIM_NR_CPUS])
+{
+	struct shard_reader r;
+	struct shard_pass p;
+	uint64_t got = 0;
+	char err[256];
+
+	assert_int_equal(shard_reader__open(&r, dirfd, "shard.0", err, sizeof(err)), 0);
+	if (run_id)
+		assert_memory_equal(r.hdr.run_id, run_id, SHARD_RUN_ID_SIZE);
+	while (shard_reader__next_pass(&r, &p, err, sizeof(err)) == 1) {
+		const unsigned char *data;
+		size_t pos = 0, len;
+		uint32_t cpu;
+
+		while (shard_pass__next_chunk(&p, &pos, &cpu, &data, &len) == 1) {
+			for (size_t off = 0; off < len; got++) {
+				const struct perf_event_header *h = (const void *)(data + off);
+				uint64_t ip;
+
+				assert_int_equal(h->type, PERF_RECORD_SAMPLE);
+				memcpy(&ip, data + off + 16, 8);
+				assert_int_equal(ip, next[cpu]++);
+				off += h->size;
+			}
+		}
+		shard_pass__release(&p);
+	}
+	shard_reader__close(&r);
+	return got;
 }
 
 /*

@@ -8,8 +8,6 @@
  */
 #include "aux_sim.h"
 
-#include "recorder/perfdata/shard_reader.h"
-
 #include <sys/eventfd.h>
 
 #define NR_DIRS 3
@@ -64,32 +62,7 @@ static void produce(struct t *t, struct writer *w, int efd)
 /* The samples of one shard: per CPU, each the next number expected. */
 static void read_shard(struct t *t, int d, uint64_t next[AUX_SIM_NR_CPUS])
 {
-	struct shard_reader r;
-	struct shard_pass p;
-	char err[256];
-
-	assert_int_equal(shard_reader__open(&r, t->dirfd[d], "shard.0", err, sizeof(err)), 0);
-	assert_memory_equal(r.hdr.run_id, t->run_id[d], SHARD_RUN_ID_SIZE);
-	while (shard_reader__next_pass(&r, &p, err, sizeof(err)) == 1) {
-		const unsigned char *data;
-		size_t pos = 0, len;
-		uint32_t cpu;
-
-		while (shard_pass__next_chunk(&p, &pos, &cpu, &data, &len) == 1) {
-			for (size_t off = 0; off < len;) {
-				const struct perf_event_header *h = (const void *)(data + off);
-				uint64_t ip;
-
-				assert_int_equal(h->type, PERF_RECORD_SAMPLE);
-				memcpy(&ip, data + off + 16, 8);
-				assert_int_equal(ip, next[cpu]++);
-				t->got[d]++;
-				off += h->size;
-			}
-		}
-		shard_pass__release(&p);
-	}
-	shard_reader__close(&r);
+	t->got[d] += aux_sim_read_numbered(t->dirfd[d], t->run_id[d], next);
 }
 
 static void test_switch_splits_exactly(void **state)
