@@ -95,6 +95,16 @@ struct out_job {
 struct merge_out {
 	int fd;
 	bool stream;            /* a pipe: write(), no offsets, no write-behind */
+	/*
+	 * Direct mode: a second, O_DIRECT descriptor of the file (-1 without);
+	 * buffers then start at offsets of @align and are written in multiples
+	 * of it, what is left over carried to the next buffer.
+	 */
+	bool direct;
+	int dfd;
+	size_t align;
+	bool direct_failed;     /* the fs refused a direct write: the writer's, buffered from then */
+	uint64_t start;         /* the offset merge_out__init was given */
 	uint64_t off;           /* file offset of buf[cur]'s first byte */
 	unsigned char *buf[OUT_BUFS];
 	uint64_t buf_job[OUT_BUFS]; /* the job writing buf[i] is done when written passes it */
