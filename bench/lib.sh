@@ -60,6 +60,10 @@ recorder() {
 	# SHARDREC_COPY_DIV, for experiments only.
 	shardrec-copy[0-9]*)
 		echo "env SHARDREC_COPY_DIV=${tool#shardrec-copy} $SHARDREC record -a $ev $m -o $out" ;;
+	# The same default, from another binary (bench/run.sh: BENCH_SHARDREC_BASE).
+	shardrec-base)
+		[ -n "${BENCH_SHARDREC_BASE:-}" ] || die "shardrec-base: set BENCH_SHARDREC_BASE"
+		echo "$BENCH_SHARDREC_BASE record -a $ev $m -o $out" ;;
 	*) die "unknown tool $tool" ;;
 	esac
 }

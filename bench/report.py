@@ -197,7 +197,7 @@ if mrows:
     P("| tool | cache | seconds | MB/s | CPU s | peak RSS MB | idle |")
     P("|---|---|---:|---:|---:|---:|---:|")
     for cache in ("warm", "cold"):
-        for t in ("cat", "cp", "cp-sync", "merge"):
+        for t in ("cat", "cp", "cp-sync", "merge", "merge-base"):
             rs = mg.get((t, cache))
             if not rs:
                 continue
@@ -213,14 +213,16 @@ if mrows:
     # merge time / cp-sync time of the same repeat, run one after the other.
     for cache in ("warm", "cold"):
         pairs = {}
-        for t in ("cp-sync", "merge"):
+        for t in ("cp-sync", "merge", "merge-base"):
             for r in mg.get((t, cache), []):
                 pairs.setdefault(r["rep"], {})[t] = num(r["seconds"])
-        ratios = [p["merge"] / p["cp-sync"] for p in pairs.values()
-                  if "merge" in p and p.get("cp-sync")]
-        if ratios:
-            merge[("ratio", cache)] = (med(ratios), min(ratios), max(ratios))
-            P(f"merge / cp-sync time, {cache}: {med(ratios):.2f} (median of {len(ratios)} pairs, "
+        for t in ("merge", "merge-base"):
+            ratios = [p[t] / p["cp-sync"] for p in pairs.values() if t in p and p.get("cp-sync")]
+            if not ratios:
+                continue
+            if t == "merge":
+                merge[("ratio", cache)] = (med(ratios), min(ratios), max(ratios))
+            P(f"{t} / cp-sync time, {cache}: {med(ratios):.2f} (median of {len(ratios)} pairs, "
               f"{min(ratios):.2f}-{max(ratios):.2f}).\n")
 
 # ---- targets ----

@@ -35,6 +35,10 @@
 #   BENCH_RUN_TIMEOUT (300): a workload still running after this many s is
 #                        killed and the run counted as failed (rc 124)
 #   BENCH_OUT            results directory (default bench/results)
+#   BENCH_SHARDREC_BASE  a second shardrec binary (the tree before a change):
+#                        tool shardrec-base records with it, and the merge
+#                        benchmark adds merge-base, so one run measures a
+#                        change before and after, alternating
 #   SHARDREC, PROGS, GENSHARDS, PERF   binaries (make bench sets them)
 set -euo pipefail
 
@@ -238,6 +242,7 @@ merge_one() { # tool cache rep dir bytes
 	cp) "${tm[@]}" cp "$d"/shard.* "$WORK/cp/" ;;
 	cp-sync) "${tm[@]}" sh -c "cp $d/shard.* $WORK/cp/ && sync $WORK/cp/shard.*" ;;
 	merge) "${tm[@]}" "$SHARDREC" merge -q "$d" -o "$WORK/m.out" ;;
+	merge-base) "${tm[@]}" "$BENCH_SHARDREC_BASE" merge -q "$d" -o "$WORK/m.out" ;;
 	esac
 	t=$(tail -n 1 "$WORK/mt.txt")
 	echo "$tool,$cache,$rep,$bytes,${t// /,},$IDLE" >>"$MCSV"
@@ -254,7 +259,7 @@ merge_bench() {
 	for rep in $(seq "$REPEATS"); do
 		for cache in warm cold; do
 			# cp-sync and merge next to each other: the ratio is taken pair by pair.
-			for tool in cat cp cp-sync merge; do
+			for tool in cat cp cp-sync merge ${BENCH_SHARDREC_BASE:+merge-base}; do
 				log "merge: $tool $cache rep $rep"
 				merge_one $tool $cache "$rep" "$d" "$bytes"
 			done
@@ -274,6 +279,8 @@ machine() {
 	echo "disk: $(df -h "$WORK" | awk 'NR == 2 { print $1 " " $2 }')"
 	echo "perf: $($PERF version)"
 	echo "shardrec: $("$SHARDREC" version) ($(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo ?))"
+	[ -z "${BENCH_SHARDREC_BASE:-}" ] ||
+		echo "shardrec-base: $BENCH_SHARDREC_BASE, $("$BENCH_SHARDREC_BASE" version)"
 	echo "perf_event_paranoid: $(cat /proc/sys/kernel/perf_event_paranoid)," \
 		"perf_event_max_sample_rate: $RATE, perf_event_mlock_kb: $(cat /proc/sys/kernel/perf_event_mlock_kb)"
 	echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) (other jobs on the machine add noise)"
