@@ -21,7 +21,7 @@
 #   BENCH_GUEST_TOOLS (perf perf-threads perf-threads-numa perf-r1-threads
 #                     shardrec shardrec-r0 shardrec-cpu; also the experiments of
 #                     bench/lib.sh: shardrec-capN, shardrec-affsys, shardrec-wakeN,
-#                     shardrec-copyN)
+#                     shardrec-copyN, and knobs joined: shardrec-copy2-wake2)
 #   BENCH_GUEST_REPEATS (2)          repeats, tools in a rotated order each time
 #   BENCH_GUEST_SIZE_<row> (3)       seconds each workload runs
 #   BENCH_GUEST_SETTLE (0)           seconds between the recorder's acknowledging

@@ -26,10 +26,24 @@ truth() {
 	esac
 }
 
+# The environment of an experiment tool's knobs ("copy2-wake2"): one
+# " VAR=N" each; 1 at an unknown knob.
+knob_env() {
+	local part IFS=-
+	for part in $1; do
+		case $part in
+		cap[0-9]*) printf ' SHARDREC_PLAN_CAP=%s' "${part#cap}" ;;
+		wake[0-9]*) printf ' SHARDREC_WAKEUP_DIV=%s' "${part#wake}" ;;
+		copy[0-9]*) printf ' SHARDREC_COPY_DIV=%s' "${part#copy}" ;;
+		*) return 1 ;;
+		esac
+	done
+}
+
 # recorder TOOL MMAP EVENTS OUT: the tool's command line. MMAP "default":
 # no -m, each tool's own default ring size.
 recorder() {
-	local tool=$1 m="-m $2" ev=$3 out=$4
+	local tool=$1 m="-m $2" ev=$3 out=$4 kenv
 	[ "$2" = default ] && m=
 	case $tool in
 	perf) echo "$PERF record -a $ev $m -o $out" ;;
@@ -44,22 +58,20 @@ recorder() {
 	# one per CPU (session__plan), what every ordinary user gets.
 	shardrec-r0) echo "$SHARDREC record -r 0 -a $ev $m -o $out" ;;
 	shardrec-cpu) echo "$SHARDREC record --threads=cpu -a $ev $m -o $out" ;;
-	# The default plan with another cap of CPUs per writer (numa/numa.h,
-	# PLAN_AUTO_CAP, 8): the experiment that sets the default's cap.
-	shardrec-cap[0-9]*)
-		echo "env SHARDREC_PLAN_CAP=${tool#shardrec-cap} $SHARDREC record -a $ev $m -o $out" ;;
 	# Writers free to run on any CPU (perf record's own thread is): in a TCG
 	# guest a pinned reader runs only while the host runs one of its vCPUs.
 	shardrec-affsys) echo "$SHARDREC record --affinity=sys -a $ev $m -o $out" ;;
-	# Writers woken at 1/N of a ring instead of a quarter (perf's kernel
-	# default is a half): SHARDREC_WAKEUP_DIV, for experiments only.
-	shardrec-wake[0-9]*)
-		echo "env SHARDREC_WAKEUP_DIV=${tool#shardrec-wake} $SHARDREC record -a $ev $m -o $out" ;;
-	# Writers that copy a ring found at least 1/N full to their own buffer
-	# and hand it back before the write (writer__copy_out):
-	# SHARDREC_COPY_DIV, for experiments only.
-	shardrec-copy[0-9]*)
-		echo "env SHARDREC_COPY_DIV=${tool#shardrec-copy} $SHARDREC record -a $ev $m -o $out" ;;
+	# The default with experiment knobs (for experiments only), one or more
+	# joined by '-', e.g. shardrec-copy2-wake2:
+	#   capN   at most N CPUs per writer (SHARDREC_PLAN_CAP; numa/numa.h's
+	#          PLAN_AUTO_CAP, 8): the experiment that sets the default's cap
+	#   wakeN  writers woken at 1/N of a ring instead of a quarter (perf's
+	#          kernel default is a half): SHARDREC_WAKEUP_DIV
+	#   copyN  a ring found at least 1/N full copied to the writer's buffer
+	#          and handed back before the write: SHARDREC_COPY_DIV
+	shardrec-cap[0-9]* | shardrec-wake[0-9]* | shardrec-copy[0-9]*)
+		kenv=$(knob_env "${tool#shardrec-}") || die "unknown tool $tool"
+		echo "env$kenv $SHARDREC record -a $ev $m -o $out" ;;
 	# The same default, from another binary (bench/run.sh: BENCH_SHARDREC_BASE).
 	shardrec-base)
 		[ -n "${BENCH_SHARDREC_BASE:-}" ] || die "shardrec-base: set BENCH_SHARDREC_BASE"
