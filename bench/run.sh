@@ -30,7 +30,8 @@
 #                        pfstorm rounds (pf, 40), matrix seconds (seed, 2;
 #                        quick 1)
 #   BENCH_TOOLS, BENCH_WORKLOADS (sched cpu pf seed maxg; "none": the merge
-#                        benchmark alone), BENCH_MERGE_MB, BENCH_MERGE_SHARDS
+#                        benchmark alone), BENCH_MERGE_MB, BENCH_MERGE_SHARDS;
+#                        BENCH_MERGE_MB=0: the recorder rows alone
 #   BENCH_IDLE_MIN (90), BENCH_IDLE_SECS (2), BENCH_IDLE_WAIT (180)
 #   BENCH_RUN_TIMEOUT (300): a workload still running after this many s is
 #                        killed and the run counted as failed (rc 124)
@@ -318,7 +319,7 @@ for rep in $(seq "$REPEATS"); do
 	done
 	log "repeat $rep done after $((SECONDS - start)) s"
 done
-merge_bench
+[ "$MERGE_MB" = 0 ] || merge_bench
 cp "$CSV" "$OUT/runs.csv"
 cp "$MCSV" "$OUT/merge.csv"
 python3 "$here/report.py" "$OUT"
