@@ -320,9 +320,12 @@ static int session__synth_kernel(struct session *s, struct synth *sy)
 		      : 0;
 }
 
-static int session__synth(struct session *s, struct recbuf *b, bool tasks)
+/* The prologue into @b; @bpf: what the header's BPF sections take of the programs. */
+static int session__synth(struct session *s, struct recbuf *b, bool tasks,
+			  struct synth_bpf_env *bpf)
 {
-	struct synth sy = {.layout = &s->evl.layout, .out = b, .mmap_data = session__mmap_data(s)};
+	struct synth sy = {.layout = &s->evl.layout, .out = b, .mmap_data = session__mmap_data(s),
+			   .bpf_env = bpf};
 	int ret;
 
 	session__synth_opts(s, &sy);
@@ -336,7 +339,8 @@ static int session__synth(struct session *s, struct recbuf *b, bool tasks)
 }
 
 static int session__features(struct session *s, struct pfile_featset *fs,
-			     const struct pfile_event *ev, const uint8_t *run_id)
+			     const struct pfile_event *ev, const uint8_t *run_id,
+			     const struct synth_bpf_env *bpf)
 {
 	struct timespec res;
 	int ret;
@@ -348,9 +352,12 @@ static int session__features(struct session *s, struct pfile_featset *fs,
 		ret = evlist__group_desc(&s->evl, fs);
 	if (!ret)
 		ret = tracing_data__feature(fs, ev, s->evl.nr, NULL, s->err, sizeof(s->err));
-	/* No bpf_event records are synthesized: no program or BTF to describe. */
+	/*
+	 * The programs the synthesis described. perf adds those loaded while
+	 * it records (its side-band thread); not done here (README, Limitations).
+	 */
 	if (!ret)
-		ret = pfile_feat__bpf_none(fs);
+		ret = synth_bpf_env__features(bpf, fs);
 	clock_getres(s->o->clockid, &res);
 	if (!ret)
 		ret = pfile_feat__clockid(fs, (uint64_t)res.tv_sec * 1000000000ULL + res.tv_nsec);
@@ -390,6 +397,7 @@ static int session__header_to(struct session *s, const struct header_dest *d)
 {
 	struct pfile_event *ev = calloc(s->evl.nr, sizeof(*ev));
 	struct pfile_featset fs = {0};
+	struct synth_bpf_env bpf = {0};
 	struct pfile_header h;
 	struct recbuf b = {0};
 	uint64_t data_off, end;
@@ -398,9 +406,9 @@ static int session__header_to(struct session *s, const struct header_dest *d)
 	if (!ev)
 		goto out;
 	evlist__pfile_events(&s->evl, ev);
-	ret = session__synth(s, &b, d->tasks);
+	ret = session__synth(s, &b, d->tasks, &bpf);
 	if (!ret)
-		ret = session__features(s, &fs, ev, d->run_id);
+		ret = session__features(s, &fs, ev, d->run_id, &bpf);
 	if (ret)
 		goto out;
 	fd = openat(d->dirfd, d->name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -433,6 +441,7 @@ out:
 	if (fd >= 0)
 		close(fd);
 	pfile_featset__release(&fs);
+	synth_bpf_env__release(&bpf);
 	recbuf__release(&b);
 	free(ev);
 	return ret;

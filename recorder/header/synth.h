@@ -8,6 +8,7 @@
 #ifndef SHARDREC_SYNTH_H
 #define SHARDREC_SYNTH_H
 
+#include "recorder/perfdata/pfile_feat.h"
 #include "recorder/perfdata/pfile_sample.h"
 #include "recorder/perfdata/recbuf.h"
 
@@ -42,6 +43,11 @@ struct synth {
 	/* Out: processes skipped for unreadable maps (err_path: the first one's file). */
 	unsigned int nr_unreadable;
 	int unreadable_err; /* the first one's -errno */
+	/*
+	 * synth__bpf_programs keeps what perf's perf_env keeps of the programs
+	 * it describes here, for BPF_PROG_INFO and BPF_BTF (NULL: nothing).
+	 */
+	struct synth_bpf_env *bpf_env;
 	/* Private: hugetlbfs mount point, looked up on first use (1 = done). */
 	int hugetlbfs_known;
 	char hugetlbfs[128];
@@ -99,11 +105,37 @@ int synth__namespaces(struct synth *s, pid_t pid, pid_t tid);
  */
 int synth__cgroups(struct synth *s, const char *root);
 /*
+ * What perf 6.1's perf_env keeps of the BPF programs its synthesis
+ * describes: with bpf_event, each program's info as perf_bpil (the info
+ * perf's get_bpf_prog_info_linear() reads, with its seven arrays, their
+ * addresses made offsets as write_bpf_prog_info() writes them), and the
+ * BTF of each program with BTF function records. Ascending ids, one entry
+ * per id (perf's rb-trees). Owns its buffers.
+ */
+struct synth_bpf_env {
+	struct synth_bpf_prog {
+		uint32_t id;
+		size_t len;
+		void *bpil;
+	} *progs;
+	struct synth_bpf_btf {
+		uint32_t id;
+		uint32_t size;
+		void *data;
+	} *btfs;
+	size_t nr_progs, cap_progs, nr_btfs, cap_btfs;
+};
+/* BPF_PROG_INFO and BPF_BTF of @e (each a count of 0 when empty). 0 / -errno. */
+int synth_bpf_env__features(const struct synth_bpf_env *e, struct pfile_featset *fs);
+void synth_bpf_env__release(struct synth_bpf_env *e);
+
+/*
  * BPF programs loaded before the recording, as perf synthesizes them: a
  * KSYMBOL (17) per JITed sub-program named bpf_prog_<tag>[_<name>] (the
  * name from the program's BTF, else its own) and a BPF_EVENT (18) load per
- * program when @bpf_event (not --no-bpf-event). Without CAP_SYS_ADMIN the
- * kernel lists no program: nothing is described, as by perf. 0 / -errno.
+ * program when @bpf_event (not --no-bpf-event); s->bpf_env, if set, keeps
+ * what perf's env keeps of them. Without CAP_SYS_ADMIN the kernel lists no
+ * program: nothing is described, as by perf. 0 / -errno.
  */
 int synth__bpf_programs(struct synth *s, bool bpf_event);
 /*

@@ -38,14 +38,90 @@ struct bpf_event_head {
 };
 _Static_assert(sizeof(struct bpf_event_head) == 24, "perf_record_bpf_event layout");
 
-/* One program's info and the arrays perf asks for its names. Owns them. */
+/*
+ * perf's struct perf_bpil (util/bpf-utils.h): this head, the program's
+ * bpf_prog_info, then the arrays' data. @arrays: the enum below's bits.
+ */
+struct bpil_head {
+	uint32_t info_len, data_len;
+	uint64_t arrays;
+};
+_Static_assert(sizeof(struct bpil_head) == 16, "perf_bpil head layout");
+
+/*
+ * sizeof(struct bpf_prog_info) in perf 6.1 (its tools/include copy of the
+ * 6.1 uapi): the info_len it asks the kernel for and writes. A newer uapi
+ * header has a longer struct: what perf 6.1 writes is this much.
+ */
+#define BPIL_INFO_SIZE 232
+_Static_assert(sizeof(struct bpf_prog_info) >= BPIL_INFO_SIZE, "uapi bpf_prog_info too old");
+
+/* perf's enum perf_bpil_array: the arrays a perf_bpil may carry, in data order. */
+enum bpil_array {
+	BPIL_JITED_INSNS,
+	BPIL_XLATED_INSNS,
+	BPIL_MAP_IDS,
+	BPIL_JITED_KSYMS,
+	BPIL_JITED_FUNC_LENS,
+	BPIL_FUNC_INFO,
+	BPIL_LINE_INFO,
+	BPIL_JITED_LINE_INFO,
+	BPIL_PROG_TAGS,
+	BPIL_NR
+};
+
+/* perf's bpil_array_desc: where an array's address, count and record size are. */
+static const struct {
+	int array_off, count_off;
+	int size_off; /* < 0: records of -size_off bytes */
+} bpil_desc[BPIL_NR] = {
+    [BPIL_JITED_INSNS] = {offsetof(struct bpf_prog_info, jited_prog_insns),
+			  offsetof(struct bpf_prog_info, jited_prog_len), -1},
+    [BPIL_XLATED_INSNS] = {offsetof(struct bpf_prog_info, xlated_prog_insns),
+			   offsetof(struct bpf_prog_info, xlated_prog_len), -1},
+    [BPIL_MAP_IDS] = {offsetof(struct bpf_prog_info, map_ids),
+		      offsetof(struct bpf_prog_info, nr_map_ids), -(int)sizeof(uint32_t)},
+    [BPIL_JITED_KSYMS] = {offsetof(struct bpf_prog_info, jited_ksyms),
+			  offsetof(struct bpf_prog_info, nr_jited_ksyms), -(int)sizeof(uint64_t)},
+    [BPIL_JITED_FUNC_LENS] = {offsetof(struct bpf_prog_info, jited_func_lens),
+			      offsetof(struct bpf_prog_info, nr_jited_func_lens),
+			      -(int)sizeof(uint32_t)},
+    [BPIL_FUNC_INFO] = {offsetof(struct bpf_prog_info, func_info),
+			offsetof(struct bpf_prog_info, nr_func_info),
+			offsetof(struct bpf_prog_info, func_info_rec_size)},
+    [BPIL_LINE_INFO] = {offsetof(struct bpf_prog_info, line_info),
+			offsetof(struct bpf_prog_info, nr_line_info),
+			offsetof(struct bpf_prog_info, line_info_rec_size)},
+    [BPIL_JITED_LINE_INFO] = {offsetof(struct bpf_prog_info, jited_line_info),
+			      offsetof(struct bpf_prog_info, nr_jited_line_info),
+			      offsetof(struct bpf_prog_info, jited_line_info_rec_size)},
+    [BPIL_PROG_TAGS] = {offsetof(struct bpf_prog_info, prog_tags),
+			offsetof(struct bpf_prog_info, nr_prog_tags), -BPF_TAG_SIZE},
+};
+
+/* The arrays perf 6.1 asks of every program it describes (bpf-event.c). */
+#define BPIL_PERF_ARRAYS                                                                      \
+	((1ULL << BPIL_JITED_KSYMS) | (1ULL << BPIL_JITED_FUNC_LENS) | (1ULL << BPIL_FUNC_INFO) | \
+	 (1ULL << BPIL_PROG_TAGS) | (1ULL << BPIL_JITED_INSNS) | (1ULL << BPIL_LINE_INFO) |       \
+	 (1ULL << BPIL_JITED_LINE_INFO))
+
+/* An array's data past this is no program's: a corrupt count, not a reason to allocate. */
+#define BPIL_DATA_MAX (64U << 20)
+
+/*
+ * One program as perf reads it: its perf_bpil (the info at @info, the
+ * arrays' data after it, their addresses in the info), and the names'
+ * inputs pointing into it. Owns @bpil and @btf.
+ */
 struct bpf_prog_desc {
-	struct bpf_prog_info info;
-	uint64_t *addrs;
-	uint32_t *lens;
-	uint8_t (*tags)[BPF_TAG_SIZE];
-	uint8_t *func_info; /* nr_func_info records of func_info_rec_size */
-	void *btf;	    /* the program's raw BTF, for sub-program names */
+	struct bpil_head *bpil;
+	size_t bpil_len;
+	struct bpf_prog_info *info; /* BPIL_INFO_SIZE bytes of it are valid */
+	const uint64_t *addrs;
+	const uint32_t *lens;
+	const uint8_t (*tags)[BPF_TAG_SIZE];
+	const uint8_t *func_info; /* info->nr_func_info records of func_info_rec_size */
+	void *btf;		  /* the program's raw BTF, for sub-program names */
 	uint32_t btf_size;
 };
 
@@ -173,62 +249,145 @@ const char *synth__btf_name(const void *btf, size_t size, uint32_t type_id)
 
 static void bpf_prog_desc__release(struct bpf_prog_desc *p)
 {
-	free(p->addrs);
-	free(p->lens);
-	free(p->tags);
-	free(p->func_info);
+	free(p->bpil);
 	free(p->btf);
 	memset(p, 0, sizeof(*p));
 }
 
-/*
- * The info of program @fd with the arrays perf's names need: the
- * sub-programs' addresses, lengths and tags, and with BTF their function
- * records and the BTF itself. -EOPNOTSUPP where the kernel is too old to
- * give tags (perf's "kernel is too old": nothing to describe).
- */
-static int bpf_prog_desc__read(struct bpf_prog_desc *p, int fd)
+static uint32_t info_u32(const void *info, int off)
 {
-	uint32_t len = sizeof(p->info), nr, nfi, rec;
+	uint32_t v;
+
+	if (off < 0)
+		return (uint32_t)-off;
+	memcpy(&v, (const char *)info + off, sizeof(v));
+	return v;
+}
+
+static void info_set_u32(void *info, int off, uint32_t v)
+{
+	if (off >= 0)
+		memcpy((char *)info + off, &v, sizeof(v));
+}
+
+static uint64_t info_u64(const void *info, int off)
+{
+	uint64_t v;
+
+	memcpy(&v, (const char *)info + off, sizeof(v));
+	return v;
+}
+
+static void info_set_u64(void *info, int off, uint64_t v) { memcpy((char *)info + off, &v, sizeof(v)); }
+
+static uint64_t bpil_array_bytes(const void *info, enum bpil_array a)
+{
+	uint64_t n = (uint64_t)info_u32(info, bpil_desc[a].count_off) *
+		     info_u32(info, bpil_desc[a].size_off);
+
+	return (n + 7) & ~7ULL;
+}
+
+/*
+ * perf's get_bpf_prog_info_linear(fd, BPIL_PERF_ARRAYS): the info once for
+ * the arrays' sizes (an array the kernel's info is too short for is left
+ * out, as perf leaves it), then again into one buffer with room for them,
+ * their counts and record sizes copied over and their addresses pointing
+ * into it. -EAGAIN if a count changed in between.
+ */
+static int bpil__read(int fd, struct bpf_prog_desc *p)
+{
+	union {
+		struct bpf_prog_info i;
+		unsigned char b[BPIL_INFO_SIZE];
+	} first;
+	uint32_t len = BPIL_INFO_SIZE, data_len = 0;
+	uint64_t arrays = BPIL_PERF_ARRAYS, at;
+	unsigned char *info, *data;
 	int ret;
 
-	memset(p, 0, sizeof(*p));
-	ret = obj_info(fd, &p->info, &len);
+	memset(&first, 0, sizeof(first));
+	ret = obj_info(fd, &first, &len);
 	if (ret)
 		return ret;
 	if (len < offsetof(struct bpf_prog_info, prog_tags))
-		return -EOPNOTSUPP;
-	nr = p->info.nr_jited_ksyms;
-	/* perf's check: one address, length and tag per sub-program */
-	if (!nr || nr != p->info.nr_prog_tags || nr != p->info.nr_jited_func_lens)
-		return -ENODATA;
-	rec = p->info.func_info_rec_size;
-	/* a record too short for its type id is no use for names */
-	nfi = p->info.btf_id && rec >= sizeof(struct bpf_func_info) ? p->info.nr_func_info : 0;
-	if (nfi && nfi != nr)
-		return -ENODATA; /* BTF functions must match the sub-programs */
-	p->addrs = calloc(nr, sizeof(*p->addrs));
-	p->lens = calloc(nr, sizeof(*p->lens));
-	p->tags = calloc(nr, sizeof(*p->tags));
-	p->func_info = nfi ? calloc(nfi, rec) : NULL;
-	if (!p->addrs || !p->lens || !p->tags || (nfi && !p->func_info))
+		return -EOPNOTSUPP; /* perf's "the kernel is too old" */
+	for (int a = 0; a < BPIL_NR; a++) {
+		if (!(arrays & (1ULL << a)))
+			continue;
+		if (len < bpil_desc[a].array_off + sizeof(uint32_t) ||
+		    len < bpil_desc[a].count_off + sizeof(uint32_t) ||
+		    (bpil_desc[a].size_off > 0 && len < (uint32_t)bpil_desc[a].size_off)) {
+			arrays &= ~(1ULL << a);
+			continue;
+		}
+		if (bpil_array_bytes(&first, a) > BPIL_DATA_MAX - data_len)
+			return -E2BIG;
+		data_len += (uint32_t)bpil_array_bytes(&first, a);
+	}
+	p->bpil_len = sizeof(*p->bpil) + BPIL_INFO_SIZE + data_len;
+	p->bpil = calloc(1, p->bpil_len);
+	if (!p->bpil)
 		return -ENOMEM;
-	memset(&p->info, 0, sizeof(p->info));
-	p->info.nr_jited_ksyms = p->info.nr_jited_func_lens = p->info.nr_prog_tags = nr;
-	p->info.jited_ksyms = (uintptr_t)p->addrs;
-	p->info.jited_func_lens = (uintptr_t)p->lens;
-	p->info.prog_tags = (uintptr_t)p->tags;
-	p->info.nr_func_info = nfi;
-	p->info.func_info_rec_size = nfi ? rec : 0;
-	p->info.func_info = (uintptr_t)p->func_info;
-	len = sizeof(p->info);
-	ret = obj_info(fd, &p->info, &len);
-	/* a program replaced between the two calls: counts must still hold */
-	if (!ret && (p->info.nr_jited_ksyms != nr || p->info.nr_func_info != nfi))
-		ret = -EAGAIN;
-	if (!ret && nfi)
-		ret = btf__fetch(p, p->info.btf_id);
-	return ret;
+	info = (unsigned char *)(p->bpil + 1);
+	data = info + BPIL_INFO_SIZE;
+	at = (uintptr_t)data;
+	for (int a = 0; a < BPIL_NR; a++) {
+		if (!(arrays & (1ULL << a)))
+			continue;
+		info_set_u32(info, bpil_desc[a].count_off, info_u32(&first, bpil_desc[a].count_off));
+		info_set_u32(info, bpil_desc[a].size_off, info_u32(&first, bpil_desc[a].size_off));
+		info_set_u64(info, bpil_desc[a].array_off, at);
+		at += bpil_array_bytes(&first, a);
+	}
+	len = BPIL_INFO_SIZE;
+	ret = obj_info(fd, info, &len);
+	if (ret)
+		return ret;
+	for (int a = 0; a < BPIL_NR; a++)
+		if ((arrays & (1ULL << a)) &&
+		    (info_u32(info, bpil_desc[a].count_off) != info_u32(&first, bpil_desc[a].count_off) ||
+		     info_u32(info, bpil_desc[a].size_off) != info_u32(&first, bpil_desc[a].size_off)))
+			return -EAGAIN; /* replaced between the two calls */
+	*p->bpil = (struct bpil_head){.info_len = BPIL_INFO_SIZE, .data_len = data_len, .arrays = arrays};
+	p->info = (struct bpf_prog_info *)info;
+	return 0;
+}
+
+/*
+ * The info of program @fd as perf reads it (bpil__read), and the names'
+ * inputs from it: the sub-programs' addresses, lengths and tags, and with
+ * BTF their function records and the BTF itself. -EOPNOTSUPP where the
+ * kernel is too old to give tags (perf's "kernel is too old": nothing to
+ * describe).
+ */
+static int bpf_prog_desc__read(struct bpf_prog_desc *p, int fd)
+{
+	const struct bpf_prog_info *i;
+	uint32_t nr, rec;
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	ret = bpil__read(fd, p);
+	if (ret)
+		return ret;
+	i = p->info;
+	nr = i->nr_jited_ksyms;
+	/* perf's check: one address, length and tag per sub-program */
+	if (!nr || !(p->bpil->arrays & (1ULL << BPIL_PROG_TAGS)) || nr != i->nr_prog_tags ||
+	    nr != i->nr_jited_func_lens)
+		return -ENODATA;
+	p->addrs = (const uint64_t *)(uintptr_t)i->jited_ksyms;
+	p->lens = (const uint32_t *)(uintptr_t)i->jited_func_lens;
+	p->tags = (const uint8_t(*)[BPF_TAG_SIZE])(uintptr_t)i->prog_tags;
+	rec = i->func_info_rec_size;
+	/* perf's BTF check; a record too short for its type id is no use for names */
+	if (!i->btf_id || !i->nr_func_info || rec < sizeof(struct bpf_func_info))
+		return 0;
+	if (i->nr_func_info != nr)
+		return -ENODATA; /* BTF functions must match the sub-programs */
+	p->func_info = (const uint8_t *)(uintptr_t)i->func_info;
+	return btf__fetch(p, i->btf_id);
 }
 
 /* perf's synthesize_bpf_prog_name(): bpf_prog_<tag>[_<name>] of sub-program @i. */
@@ -243,20 +402,20 @@ static void bpf_prog_desc__name(const struct bpf_prog_desc *p, uint32_t i, char 
 		uint32_t type_id;
 
 		memcpy(&type_id,
-		       p->func_info + (size_t)i * p->info.func_info_rec_size +
+		       p->func_info + (size_t)i * p->info->func_info_rec_size +
 			   offsetof(struct bpf_func_info, type_id),
 		       sizeof(type_id));
 		short_name = synth__btf_name(p->btf, p->btf_size, type_id);
-	} else if (p->info.nr_jited_ksyms == 1) {
-		if (p->info.name[0])
-			short_name = p->info.name;
+	} else if (p->info->nr_jited_ksyms == 1) {
+		if (p->info->name[0])
+			short_name = p->info->name;
 	} else {
 		short_name = "F";
 	}
 	/* info.name fills its 16 bytes without a NUL at most; BTF's strings end */
 	if (short_name && n < size)
 		snprintf(buf + n, size - n, "_%.*s",
-			 short_name == p->info.name ? (int)sizeof(p->info.name) : INT_MAX,
+			 short_name == p->info->name ? (int)sizeof(p->info->name) : INT_MAX,
 			 short_name);
 }
 
@@ -265,7 +424,7 @@ static int bpf_prog_desc__emit(struct synth *s, const struct bpf_prog_desc *p, b
 	char name[KSYM_NAME_MAX];
 	int ret = 0;
 
-	for (uint32_t i = 0; i < p->info.nr_jited_ksyms && !ret; i++) {
+	for (uint32_t i = 0; i < p->info->nr_jited_ksyms && !ret; i++) {
 		struct ksymbol_head k = {
 		    .header.type = PERF_RECORD_KSYMBOL,
 		    .addr = p->addrs[i],
@@ -280,13 +439,131 @@ static int bpf_prog_desc__emit(struct synth *s, const struct bpf_prog_desc *p, b
 		struct bpf_event_head e = {
 		    .header.type = PERF_RECORD_BPF_EVENT,
 		    .type = PERF_BPF_EVENT_PROG_LOAD,
-		    .id = p->info.id,
+		    .id = p->info->id,
 		};
 
-		memcpy(e.tag, p->info.tag, sizeof(e.tag));
+		memcpy(e.tag, p->info->tag, sizeof(e.tag));
 		ret = synth__emit(s, &e, sizeof(e), NULL);
 	}
 	return ret;
+}
+
+/* perf's bpil_addr_to_offs(): the arrays' addresses made offsets into the data. */
+static void bpil__addr_to_offs(struct bpil_head *h)
+{
+	unsigned char *info = (unsigned char *)(h + 1);
+	uint64_t base = (uintptr_t)(info + BPIL_INFO_SIZE);
+
+	for (int a = 0; a < BPIL_NR; a++)
+		if (h->arrays & (1ULL << a))
+			info_set_u64(info, bpil_desc[a].array_off,
+				     info_u64(info, bpil_desc[a].array_off) - base);
+}
+
+/*
+ * A slot for @id among *@nr entries of @stride bytes at *@arr, each led by
+ * its u32 id, ascending: opened (the later ones moved up, *@nr counted)
+ * and returned for the caller to fill; NULL if @id is there already, with
+ * *@dup (perf's rb-trees keep the first of an id), or on ENOMEM.
+ */
+static void *env__open_slot(void **arr, size_t *nr, size_t *cap, size_t stride, uint32_t id,
+			    bool *dup)
+{
+	unsigned char *v;
+	size_t k = 0;
+	uint32_t at = 0;
+
+	for (; k < *nr; k++) {
+		memcpy(&at, (const unsigned char *)*arr + k * stride, sizeof(at));
+		if (at >= id)
+			break;
+	}
+	*dup = k < *nr && at == id;
+	if (*dup)
+		return NULL;
+	v = array__grow(*arr, cap, *nr + 1, stride, 16);
+	if (!v)
+		return NULL;
+	*arr = v;
+	memmove(v + (k + 1) * stride, v + k * stride, (*nr - k) * stride);
+	(*nr)++;
+	return v + k * stride;
+}
+
+/* The program's perf_bpil, taken from @p (perf_env__insert_bpf_prog_info). */
+static int bpf_env__add_prog(struct synth_bpf_env *e, struct bpf_prog_desc *p)
+{
+	void *arr = e->progs;
+	bool dup;
+	struct synth_bpf_prog *v = env__open_slot(&arr, &e->nr_progs, &e->cap_progs, sizeof(*v),
+						  p->info->id, &dup);
+
+	e->progs = arr;
+	if (!v)
+		return dup ? 0 : -ENOMEM;
+	*v = (struct synth_bpf_prog){.id = p->info->id, .len = p->bpil_len, .bpil = p->bpil};
+	/* Written as perf writes it; the desc's pointers into it are done with. */
+	bpil__addr_to_offs(p->bpil);
+	p->bpil = NULL;
+	p->info = NULL;
+	return 0;
+}
+
+/* The program's BTF, taken from @p (perf_env__fetch_btf). */
+static int bpf_env__add_btf(struct synth_bpf_env *e, struct bpf_prog_desc *p, uint32_t id)
+{
+	void *arr = e->btfs;
+	bool dup;
+	struct synth_bpf_btf *v = env__open_slot(&arr, &e->nr_btfs, &e->cap_btfs, sizeof(*v), id,
+						 &dup);
+
+	e->btfs = arr;
+	if (!v)
+		return dup ? 0 : -ENOMEM;
+	*v = (struct synth_bpf_btf){.id = id, .size = p->btf_size, .data = p->btf};
+	p->btf = NULL;
+	return 0;
+}
+
+/*
+ * What perf's env keeps of a described program: its BTF whenever it has
+ * BTF function records (perf fetches it before the --no-bpf-event check),
+ * its info only with @bpf_event.
+ */
+static int bpf_env__add(struct synth_bpf_env *e, struct bpf_prog_desc *p, bool bpf_event)
+{
+	int ret = p->btf ? bpf_env__add_btf(e, p, p->info->btf_id) : 0;
+
+	return !ret && bpf_event ? bpf_env__add_prog(e, p) : ret;
+}
+
+int synth_bpf_env__features(const struct synth_bpf_env *e, struct pfile_featset *fs)
+{
+	struct pfile_bpf_prog *progs = calloc(e->nr_progs + 1, sizeof(*progs));
+	struct pfile_bpf_btf *btfs = calloc(e->nr_btfs + 1, sizeof(*btfs));
+	int ret = -ENOMEM;
+
+	if (progs && btfs) {
+		for (size_t i = 0; i < e->nr_progs; i++)
+			progs[i] = (struct pfile_bpf_prog){e->progs[i].bpil, e->progs[i].len};
+		for (size_t i = 0; i < e->nr_btfs; i++)
+			btfs[i] = (struct pfile_bpf_btf){e->btfs[i].id, e->btfs[i].size, e->btfs[i].data};
+		ret = pfile_feat__bpf(fs, progs, e->nr_progs, btfs, e->nr_btfs);
+	}
+	free(progs);
+	free(btfs);
+	return ret;
+}
+
+void synth_bpf_env__release(struct synth_bpf_env *e)
+{
+	for (size_t i = 0; i < e->nr_progs; i++)
+		free(e->progs[i].bpil);
+	for (size_t i = 0; i < e->nr_btfs; i++)
+		free(e->btfs[i].data);
+	free(e->progs);
+	free(e->btfs);
+	memset(e, 0, sizeof(*e));
 }
 
 /*
@@ -322,7 +599,14 @@ int synth__bpf_programs(struct synth *s, bool bpf_event)
 			bpf_prog_desc__release(&p);
 			return ret == -ENOMEM ? ret : 0; /* too old a kernel: nothing to say */
 		}
-		ret = ret ? 0 : bpf_prog_desc__emit(s, &p, bpf_event);
+		/* A program that cannot be described is skipped: ret 0 */
+		if (!ret) {
+			ret = bpf_prog_desc__emit(s, &p, bpf_event);
+			if (!ret && s->bpf_env)
+				ret = bpf_env__add(s->bpf_env, &p, bpf_event);
+		} else {
+			ret = 0;
+		}
 		bpf_prog_desc__release(&p);
 		if (ret)
 			return ret;

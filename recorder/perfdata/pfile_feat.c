@@ -486,17 +486,27 @@ int pfile_feat__mem_topology(struct pfile_featset *fs, uint64_t block_size,
 	return fbuf__commit(&b, fs, PFILE_FEAT_MEM_TOPOLOGY);
 }
 
-int pfile_feat__bpf_none(struct pfile_featset *fs)
+int pfile_feat__bpf(struct pfile_featset *fs, const struct pfile_bpf_prog *progs,
+		    size_t nr_progs, const struct pfile_bpf_btf *btfs, size_t nr_btfs)
 {
 	struct fbuf b = {0};
 	int ret;
 
-	fbuf__u32(&b, 0); /* env->bpf_progs.infos_cnt */
+	if (nr_progs > UINT32_MAX || nr_btfs > UINT32_MAX)
+		return -E2BIG;
+	fbuf__u32(&b, (uint32_t)nr_progs); /* env->bpf_progs.infos_cnt */
+	for (size_t i = 0; i < nr_progs; i++)
+		fbuf__put(&b, progs[i].bpil, progs[i].len);
 	ret = fbuf__commit(&b, fs, PFILE_FEAT_BPF_PROG_INFO);
 	if (ret)
 		return ret;
 	memset(&b, 0, sizeof(b));
-	fbuf__u32(&b, 0); /* env->bpf_progs.btfs_cnt */
+	fbuf__u32(&b, (uint32_t)nr_btfs); /* env->bpf_progs.btfs_cnt */
+	for (size_t i = 0; i < nr_btfs; i++) {
+		fbuf__u32(&b, btfs[i].id);
+		fbuf__u32(&b, btfs[i].size);
+		fbuf__put(&b, btfs[i].data, btfs[i].size);
+	}
 	return fbuf__commit(&b, fs, PFILE_FEAT_BPF_BTF);
 }
 

@@ -101,9 +101,31 @@ struct pfile_mem_node {
 int pfile_feat__mem_topology(struct pfile_featset *fs, uint64_t block_size,
 			     const struct pfile_mem_node *n, size_t nr);
 
-/* BPF_PROG_INFO and BPF_BTF of a recording that saw no BPF program or BTF:
- * each write_bpf_*()'s u32 count, 0, and nothing after it. */
-int pfile_feat__bpf_none(struct pfile_featset *fs);
+/*
+ * One program of BPF_PROG_INFO: perf's struct perf_bpil as
+ * write_bpf_prog_info() writes it: u32 info_len, u32 data_len, u64 arrays,
+ * the bpf_prog_info (info_len bytes) whose array fields hold offsets into
+ * the data (bpil_addr_to_offs), then the data (data_len bytes). @len: all
+ * of it.
+ */
+struct pfile_bpf_prog {
+	const void *bpil;
+	size_t len;
+};
+/* One BTF object of BPF_BTF: its id and raw data. */
+struct pfile_bpf_btf {
+	uint32_t id;
+	uint32_t size;
+	const void *data;
+};
+/*
+ * write_bpf_prog_info() and write_bpf_btf(): each a u32 count, then the
+ * programs, then the BTF objects (u32 id, u32 size, the data), in the
+ * order given (perf's: ascending program and BTF id). A count of 0 is
+ * written alone, as perf 6.1 writes a recording that saw none.
+ */
+int pfile_feat__bpf(struct pfile_featset *fs, const struct pfile_bpf_prog *progs,
+		    size_t nr_progs, const struct pfile_bpf_btf *btfs, size_t nr_btfs);
 
 /* One capability: a file under a PMU's caps/ directory and its value. */
 struct pfile_pmu_cap {

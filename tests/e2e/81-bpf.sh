@@ -5,7 +5,8 @@
 # resolves its samples to bpf_prog_<tag>_<name>, as in perf's own file
 # of the same line. --no-bpf-event drops BPF_EVENT and keeps KSYMBOL. A
 # program loaded before the recording is described at its start, as perf
-# 6.1's perf_event__synthesize_bpf_events() does: the same records as perf's.
+# 6.1's perf_event__synthesize_bpf_events() does: the same records as perf's,
+# and the same description in the header (BPF_PROG_INFO).
 . "$(dirname "$0")/lib.sh"
 need_perf_event
 [ "$(id -u)" = 0 ] || skip "loading a BPF program needs root"
@@ -123,6 +124,13 @@ synthesized() {
 		$4 == "0.000000:" && /PERF_RECORD_BPF_EVENT type 1,/ && $2 == tid { print; tid = "" }'
 }
 
+# prog_info FILE: the header's description of the program (BPF_PROG_INFO,
+# perf report -I's "# bpf_prog_info ID: NAME addr A size S").
+prog_info() {
+	perf_clean "report --header-only -I" report --header-only -I -i "$1"
+	grep -E "^# bpf_prog_info [0-9]+: $sym addr 0x[0-9a-f]+ size [0-9]+$" "$TMP/perf.out" || true
+}
+
 # A program loaded before the recording and running through it.
 rm -f ready
 # (a cap of 60 s: it is stopped, and its program unloaded, before perf reads the files)
@@ -149,8 +157,15 @@ for name in pre pre-nb; do
 	[ "$(wc -l <$name.psyn)" = "$want" ] ||
 		fail "$name: perf's file has $(wc -l <$name.psyn) synthesized records of the program, want $want"
 	diff $name.psyn $name.syn >&2 || fail "$name: synthesized records differ from perf's (<perf >ours)"
+	# perf's env keeps the program's info only with BPF_EVENT records.
+	prog_info $name.perf >$name.ppi
+	prog_info $name.data >$name.pi
+	want=$([ $name = pre ] && echo 1 || echo 0)
+	[ "$(wc -l <$name.ppi)" = "$want" ] ||
+		fail "$name: perf's header describes the program $(wc -l <$name.ppi) times, want $want"
+	diff $name.ppi $name.pi >&2 || fail "$name: BPF_PROG_INFO differs from perf's (<perf >ours)"
 	n=$(program_samples $name.data)
 	[ "$n" -gt 0 ] || fail "$name: no sample resolves to the program loaded before the recording"
-	echo "$name: $(wc -l <$name.syn) synthesized records as perf's, $n samples in the program"
+	echo "$name: $(wc -l <$name.syn) synthesized records as perf's, $(wc -l <$name.pi) header description, $n samples in the program"
 done
 echo "PASS"

@@ -1086,11 +1086,33 @@ static void test_mem_pmu_caps_encoding(void **state)
 	assert_int_equal(pfile_feat__mem_topology(&fs, 1, &bad, 1), -EINVAL);
 	assert_int_equal(fs.sec[PFILE_FEAT_MEM_TOPOLOGY].size, 24);
 
-	assert_int_equal(pfile_feat__bpf_none(&fs), 0);
+	/* A recording that saw no BPF program: each count alone. */
+	assert_int_equal(pfile_feat__bpf(&fs, NULL, 0, NULL, 0), 0);
 	assert_int_equal(fs.sec[PFILE_FEAT_BPF_PROG_INFO].size, 4);
 	assert_int_equal(get_u32(fs.sec[PFILE_FEAT_BPF_PROG_INFO].data), 0);
 	assert_int_equal(fs.sec[PFILE_FEAT_BPF_BTF].size, 4);
 	assert_int_equal(get_u32(fs.sec[PFILE_FEAT_BPF_BTF].data), 0);
+	{
+		/* Programs as given, each whole; BTF objects as id, size, data. */
+		static const unsigned char p1[24] = {1, 2, 3}, p2[40] = {4, 5, 6}, btf[6] = "\x9f\xeb";
+		const struct pfile_bpf_prog progs[] = {{p1, sizeof(p1)}, {p2, sizeof(p2)}};
+		const struct pfile_bpf_btf btfs[] = {{.id = 7, .size = sizeof(btf), .data = btf}};
+
+		memset(&e, 0, sizeof(e));
+		assert_int_equal(pfile_feat__bpf(&fs, progs, 2, btfs, 1), 0);
+		expect_u32(&e, 2);
+		memcpy(e.b + e.len, p1, sizeof(p1));
+		memcpy(e.b + e.len + sizeof(p1), p2, sizeof(p2));
+		e.len += sizeof(p1) + sizeof(p2);
+		assert_feat_bytes(&fs, PFILE_FEAT_BPF_PROG_INFO, &e);
+		memset(&e, 0, sizeof(e));
+		expect_u32(&e, 1);
+		expect_u32(&e, 7);
+		expect_u32(&e, sizeof(btf));
+		memcpy(e.b + e.len, btf, sizeof(btf));
+		e.len += sizeof(btf);
+		assert_feat_bytes(&fs, PFILE_FEAT_BPF_BTF, &e);
+	}
 
 	memset(&e, 0, sizeof(e));
 	assert_int_equal(pfile_feat__cpu_pmu_caps(&fs, &cpu), 0);

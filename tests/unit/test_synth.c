@@ -18,7 +18,9 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <linux/bpf.h>
 #include <linux/btf.h>
+#include <sys/syscall.h>
 
 #include "unit_util.h"
 
@@ -760,6 +762,122 @@ static void test_bpf_images_fake(void **state)
 	assert_int_equal(count_type(&fx->buf, PERF_RECORD_KSYMBOL), 2);
 }
 
+/* A socket filter of our own (r0 = 0; exit), named @name: its fd, or -errno. */
+static int bpf_load(const char *name, uint32_t *id)
+{
+	static const struct bpf_insn prog[] = {
+	    {.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0},
+	    {.code = BPF_JMP | BPF_EXIT},
+	};
+	struct bpf_prog_info info;
+	union bpf_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
+	a.insns = (uintptr_t)prog;
+	a.insn_cnt = 2;
+	a.license = (uintptr_t) "GPL";
+	snprintf(a.prog_name, sizeof(a.prog_name), "%s", name);
+	fd = (int)syscall(__NR_bpf, BPF_PROG_LOAD, &a, sizeof(a));
+	if (fd < 0)
+		return -errno;
+	memset(&a, 0, sizeof(a));
+	memset(&info, 0, sizeof(info));
+	a.info.bpf_fd = fd;
+	a.info.info_len = sizeof(info);
+	a.info.info = (uintptr_t)&info;
+	assert_int_equal(syscall(__NR_bpf, BPF_OBJ_GET_INFO_BY_FD, &a, sizeof(a)), 0);
+	*id = info.id;
+	return fd;
+}
+
+/* The KSYMBOL of the sub-program named bpf_prog_<tag>_@name. */
+static const struct ksymbol_rec *ksymbol_named(const struct recbuf *b, const char *name)
+{
+	for (const struct perf_event_header *h = next_rec(b, NULL); h; h = next_rec(b, h)) {
+		const struct ksymbol_rec *k = (const void *)h;
+		size_t n = strlen(k->name), m = strlen(name);
+
+		if (h->type == PERF_RECORD_KSYMBOL && n > m && !strcmp(k->name + n - m, name) &&
+		    k->name[n - m - 1] == '_')
+			return k;
+	}
+	return NULL;
+}
+
+static uint64_t u64_at(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/*
+ * What perf's env keeps of a loaded program (BPF_PROG_INFO): its perf_bpil
+ * with perf 6.1's info size and seven arrays, each array's address made an
+ * 8-byte aligned offset inside the data; the JITed address there is the
+ * one its KSYMBOL carries, the tag the info's. Without bpf_event
+ * (--no-bpf-event) nothing is kept of it. Needs CAP_SYS_ADMIN (root).
+ */
+static void test_bpf_env_real(void **state)
+{
+	/* perf's PERF_BPIL_* bits: JITED_INSNS 0, KSYMS 3, FUNC_LENS 4, FUNC_INFO 5, LINE_INFO 6, JITED_LINE_INFO 7, TAGS 8 */
+	const uint64_t arrays = 1 << 0 | 1 << 3 | 1 << 4 | 1 << 5 | 1 << 6 | 1 << 7 | 1 << 8;
+	struct fixture *fx = *state;
+	struct synth_bpf_env env = {0};
+	const struct synth_bpf_prog *e = NULL;
+	const struct bpf_prog_info *info;
+	const struct ksymbol_rec *k;
+	const unsigned char *data;
+	uint32_t id = 0, hl[2];
+	uint64_t arr;
+	char name[16];
+	int fd;
+
+	snprintf(name, sizeof(name), "srenv%d", (int)getpid() % 100000);
+	fd = bpf_load(name, &id);
+	if (fd == -EPERM || fd == -EACCES)
+		skip();
+	assert_true(fd >= 0);
+	fx->s.bpf_env = &env;
+	assert_int_equal(synth__bpf_programs(&fx->s, true), 0);
+	k = ksymbol_named(&fx->buf, name);
+	assert_non_null(k);
+	for (size_t i = 0; i < env.nr_progs; i++) {
+		assert_true(!i || env.progs[i - 1].id < env.progs[i].id);
+		if (env.progs[i].id == id)
+			e = &env.progs[i];
+	}
+	assert_non_null(e);
+	memcpy(hl, e->bpil, sizeof(hl));
+	memcpy(&arr, (const char *)e->bpil + 8, sizeof(arr));
+	assert_int_equal(hl[0], 232);
+	assert_int_equal(16 + hl[0] + hl[1], e->len);
+	assert_int_equal(arr, arrays);
+	info = (const void *)((const char *)e->bpil + 16);
+	data = (const unsigned char *)e->bpil + 16 + 232;
+	assert_int_equal(info->id, id);
+	assert_string_equal(info->name, name);
+	assert_int_equal(info->nr_jited_ksyms, 1);
+	assert_int_equal(info->jited_ksyms % 8, 0);
+	assert_true(info->jited_ksyms + 8 <= hl[1]);
+	assert_int_equal(u64_at(data + info->jited_ksyms), k->addr);
+	assert_true(info->jited_prog_len > 0 && info->jited_prog_insns + info->jited_prog_len <= hl[1]);
+	assert_true(info->prog_tags + 8 <= hl[1]);
+	assert_memory_equal(data + info->prog_tags, info->tag, 8);
+	synth_bpf_env__release(&env);
+
+	/* --no-bpf-event: the records' names stay, the env keeps no program */
+	fx->buf.len = 0;
+	assert_int_equal(synth__bpf_programs(&fx->s, false), 0);
+	assert_non_null(ksymbol_named(&fx->buf, name));
+	assert_int_equal(env.nr_progs, 0);
+	synth_bpf_env__release(&env);
+	close(fd);
+}
+
 /* A program's BTF: header, types from id 1, strings (uapi linux/btf.h). */
 #define BTF_INFO(kind, vlen) ((uint32_t)(kind) << 24 | (uint32_t)(vlen))
 struct btf_blob {
@@ -851,6 +969,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_finished_init, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bpf_images_fake, setup_fake, teardown),
 	    cmocka_unit_test(test_btf_name),
+	    cmocka_unit_test_setup_teardown(test_bpf_env_real, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
