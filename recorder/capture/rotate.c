@@ -109,6 +109,7 @@ static void rotate_files__merge(struct rotate_files *f, struct rotate_job *j, bo
 		.dir = j->dir, .have_dirfd = true, .dirfd = j->dirfd, .output = j->output,
 		.build_ids = f->o.build_ids, .dec = &zunpass__ops,
 		.hits = f->o.buildid_all ? &dso_hits__all_ops : &dso_hits__ops,
+		.features = f->o.features, .features_arg = f->o.features_arg,
 	};
 	struct merge_stats ms;
 	struct progress prog;

@@ -24,6 +24,9 @@ struct rotate_files_opts {
 	bool build_ids;     /* as merge_opts */
 	bool buildid_all;   /* --buildid-all */
 	bool quiet;         /* no "Dump" line, no progress */
+	/* as merge_opts (the recording's BPF programs); called from the merging thread */
+	int (*features)(struct pfile_featset *fs, void *arg);
+	void *features_arg;
 };
 
 struct rotate_files;

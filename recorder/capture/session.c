@@ -542,6 +542,7 @@ static int session__merge_file(struct session *s, struct merge_stats *ms, char *
 		.output = s->o->output, .build_ids = !s->o->no_buildid,
 		.dec = &zunpass__ops,
 		.hits = s->o->buildid_all ? &dso_hits__all_ops : &dso_hits__ops,
+		.features = s->have_sb ? session__bpf_features : NULL, .features_arg = s,
 	};
 	struct progress prog;
 	int ret = session__check_space(s, err, len);
@@ -613,6 +614,8 @@ static int session__finish(struct session *s)
 	for (size_t g = 0; g < s->nr_writers; g++) {
 		writer_failed |= writer__stats(s->writers[g])->err != 0;
 	}
+	/* Its last programs read: the merges take the final list. */
+	sideband__stop(&s->sb);
 	/*
 	 * `shardrec job` on SIGTERM (walltime, scancel): merge first, then wait
 	 * for an app that may be checkpointing, all within Slurm's KillWait.
@@ -649,6 +652,11 @@ static int session__finish(struct session *s)
 static void session__release(struct session *s)
 {
 	session__rotate_release(s);
+	if (s->have_sb) {
+		sideband__close(&s->sb);
+		pthread_mutex_destroy(&s->bpf_lock);
+	}
+	synth_bpf_env__release(&s->bpf_env);
 	for (size_t g = 0; g < s->nr_writers; g++)
 		writer__delete(s->writers[g]);
 	for (size_t g = 0; s->group_maps && g < s->plan.nr_groups; g++)
@@ -748,6 +756,53 @@ static int session__fd_budget(struct session *s)
 	return ret;
 }
 
+/*
+ * perf's BPF side band: set up as its record__setup_sb_evlist() is (unless
+ * --no-bpf-event), on the recording's CPUs, before the synthesis, so that
+ * no program falls between the two. Only where programs can be read (root,
+ * CAP_SYS_ADMIN); not for -o -, whose header goes out first, as perf's
+ * pipe mode writes it, nor per thread. A side band that cannot be opened
+ * is done without, as perf does.
+ */
+static void session__sideband_open(struct session *s)
+{
+	int ret;
+
+	if (s->o->no_bpf_event || s->pipe.fd >= 0 || !s->evl.nr_cpus || s->evl.cpus[0] < 0 ||
+	    !synth__bpf_readable())
+		return;
+	ret = sideband__open(&s->sb, s->evl.cpus, s->evl.nr_cpus);
+	s->have_sb = !ret;
+	if (!ret)
+		pthread_mutex_init(&s->bpf_lock, NULL);
+	else
+		pr_debug("BPF side band not opened (%s): BPF programs loaded while recording "
+			 "are not in the header", strerror(-ret));
+}
+
+/* Its thread, once the process may have threads (after privs__drop). */
+static void session__sideband_start(struct session *s)
+{
+	if (!s->have_sb)
+		return;
+	if (sideband__start(&s->sb, &s->bpf_env, &s->bpf_lock)) {
+		pthread_mutex_destroy(&s->bpf_lock);
+		sideband__close(&s->sb);
+		s->have_sb = false;
+	}
+}
+
+int session__bpf_features(struct pfile_featset *fs, void *arg)
+{
+	struct session *s = arg;
+	int ret;
+
+	pthread_mutex_lock(&s->bpf_lock);
+	ret = synth_bpf_env__features(&s->bpf_env, fs);
+	pthread_mutex_unlock(&s->bpf_lock);
+	return ret;
+}
+
 static int session__setup(struct session *s)
 {
 	int ret;
@@ -772,6 +827,8 @@ static int session__setup(struct session *s)
 	if (!ret)
 		ret = privs__open_events(&s->evl, s->o->mmap_pages, s->err, sizeof(s->err));
 	if (!ret)
+		session__sideband_open(s);
+	if (!ret)
 		ret = session__mkdir(s);
 	if (!ret)
 		ret = session__rotate_setup(s);
@@ -786,6 +843,8 @@ static int session__setup(struct session *s)
 	if (!ret)
 		ret = privs__drop(session__rt_prio(s) ? PRIVS_F(PRIVS_SYS_NICE) : 0, s->err,
 				  sizeof(s->err));
+	if (!ret)
+		session__sideband_start(s);
 	if (!ret)
 		ret = session__writers(s);
 	return ret;

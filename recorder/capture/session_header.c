@@ -441,6 +441,12 @@ out:
 	if (fd >= 0)
 		close(fd);
 	pfile_featset__release(&fs);
+	/* The first header's programs start the recording's (the side band adds to them). */
+	if (!ret && !s->bpf_env_set) {
+		s->bpf_env = bpf;
+		s->bpf_env_set = true;
+		memset(&bpf, 0, sizeof(bpf));
+	}
 	synth_bpf_env__release(&bpf);
 	recbuf__release(&b);
 	free(ev);

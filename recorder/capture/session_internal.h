@@ -14,6 +14,7 @@
 #include "recorder/perfdata/shard_tail.h"
 /* Heavy (rings, AUX, writers, merge), but struct evlist and struct pipe_out are members. */
 #include "recorder/capture/pipe_out.h"
+#include "recorder/capture/sideband.h"
 #include "recorder/events/evlist.h"
 
 #include <limits.h>
@@ -58,12 +59,27 @@ struct session {
 	struct recbuf kernel_maps; /* rotation: the first file's kernel and module maps */
 	bool synth_warned;    /* rotation: the task synthesis' warnings are said */
 	struct pipe_out pipe;   /* -o -: the stream; fd -1 otherwise */
+	/*
+	 * The BPF programs of the header (BPF_PROG_INFO, BPF_BTF): the first
+	 * header's synthesis, then what the side band reads (under bpf_lock)
+	 * while it runs (have_sb); the merges take them from here.
+	 */
+	struct synth_bpf_env bpf_env;
+	bool bpf_env_set;
+	pthread_mutex_t bpf_lock;
+	struct sideband sb;
+	bool have_sb;
 	bool bad_usage;       /* setup failed on the command line's meaning: exit 2 */
 	char output[PATH_MAX]; /* -o as perf would write it (session__output) */
 	char err[1024];
 };
 
 int session__mkdir(struct session *s);
+/*
+ * merge_opts.features while the side band runs (have_sb): the header's BPF
+ * sections as the recording knows them at the merge (@arg: the session).
+ */
+int session__bpf_features(struct pfile_featset *fs, void *arg);
 /*
  * -o as perf record treats it, before anything is opened: a link to
  * nothing is written through (not by a privileged install: privs_open.h),

@@ -420,6 +420,7 @@ int session__rotate_setup(struct session *s)
 		.nr_shards = s->plan.nr_groups, .max_files = s->o->switch_max_files,
 		.keep_shards = s->o->keep_shards, .build_ids = !s->o->no_buildid,
 		.buildid_all = s->o->buildid_all, .quiet = s->o->quiet,
+		.features = s->have_sb ? session__bpf_features : NULL, .features_arg = s,
 	};
 	struct rotate *r;
 	int ret;

@@ -127,7 +127,20 @@ struct synth_bpf_env {
 };
 /* BPF_PROG_INFO and BPF_BTF of @e (each a count of 0 when empty). 0 / -errno. */
 int synth_bpf_env__features(const struct synth_bpf_env *e, struct pfile_featset *fs);
+/*
+ * perf_env__add_bpf_info(), what perf's side-band thread does for each
+ * program loaded while it records: program @id read as perf reads it (no
+ * sub-program checks here) and kept, then its BTF whenever it has one. A
+ * program already gone or unreadable is skipped. 0 / -ENOMEM.
+ */
+int synth_bpf_env__add_loaded(struct synth_bpf_env *e, uint32_t id);
 void synth_bpf_env__release(struct synth_bpf_env *e);
+/*
+ * Whether this process may read BPF programs (BPF_PROG_GET_NEXT_ID: root,
+ * CAP_SYS_ADMIN): without it neither the synthesis nor a side-band reader
+ * learns anything of them.
+ */
+bool synth__bpf_readable(void);
 
 /*
  * BPF programs loaded before the recording, as perf synthesizes them: a

@@ -555,6 +555,36 @@ int synth_bpf_env__features(const struct synth_bpf_env *e, struct pfile_featset 
 	return ret;
 }
 
+int synth_bpf_env__add_loaded(struct synth_bpf_env *e, uint32_t id)
+{
+	struct bpf_prog_desc p;
+	int fd = id_to_fd(BPF_PROG_GET_FD_BY_ID, id), ret;
+
+	if (fd < 0)
+		return 0;
+	memset(&p, 0, sizeof(p));
+	ret = bpil__read(fd, &p);
+	close(fd);
+	if (!ret) {
+		uint32_t btf_id = p.info->btf_id;
+
+		/* perf keeps the info first, then the BTF if it can be read */
+		ret = bpf_env__add_prog(e, &p);
+		if (!ret && btf_id && !btf__fetch(&p, btf_id))
+			ret = bpf_env__add_btf(e, &p, btf_id);
+	}
+	bpf_prog_desc__release(&p);
+	return ret == -ENOMEM ? ret : 0;
+}
+
+bool synth__bpf_readable(void)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	return !sys_bpf(BPF_PROG_GET_NEXT_ID, &a) || errno == ENOENT;
+}
+
 void synth_bpf_env__release(struct synth_bpf_env *e)
 {
 	for (size_t i = 0; i < e->nr_progs; i++)

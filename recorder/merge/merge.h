@@ -65,6 +65,13 @@ struct merge_opts {
 	const struct pdecode_ops *dec;
 	/* header/'s dso_hits__ops; NULL: no BUILD_ID feature even with build_ids */
 	const struct phits_ops *hits;
+	/*
+	 * NULL, or called with the output's features before they are written:
+	 * the caller replaces sections it knows better than header.data (the
+	 * recorder: BPF programs loaded while it recorded). 0 / -errno.
+	 */
+	int (*features)(struct pfile_featset *fs, void *arg);
+	void *features_arg;
 	bool recover;   /* accept shards cut by a kill or damaged: keep what precedes */
 	bool decompress; /* compressed shards: write plain, time-sorted records */
 	uint64_t slack_ns; /* 0 = default */

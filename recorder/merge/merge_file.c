@@ -256,6 +256,8 @@ static int finish_features(struct merger *m, struct pfile_header *fh)
 		err = merge_run__features(m, fs);
 	if (!err && m->hits)
 		err = m->o->hits->encode(m->hits, fs, &m->st->nr_build_ids);
+	if (!err && m->o->features)
+		err = m->o->features(fs, m->o->features_arg);
 	if (!err)
 		err = pfile__write_features(m->out_fd, merge_out__pos(&m->out), fs, fh->features, &end);
 	return err;

@@ -41,6 +41,18 @@ bpf_records() {
 		END { print kl + 0, ku + 0, bl + 0, bu + 0 }'
 }
 
+# prog_info FILE: the header's description of the program (BPF_PROG_INFO,
+# perf report -I's "# bpf_prog_info ID: NAME addr A size S"). A program
+# loaded while recording is there too: perf's side-band thread reads it
+# as it loads, and so does ours.
+prog_info() {
+	perf_clean "report --header-only -I" report --header-only -I -i "$1"
+	grep -E "^# bpf_prog_info [0-9]+: $sym addr 0x[0-9a-f]+ size [0-9]+$" "$TMP/perf.out" || true
+}
+
+# The same without what differs between two loads of the program: "NAME size S".
+prog_shape() { prog_info "$1" | sed 's/^# bpf_prog_info [0-9]*: \([^ ]*\) addr [^ ]* /\1 /'; }
+
 # -a, and the command alone: the tracking event carries both bits.
 for target in "-a" ""; do
 	name=bpf${target:+-a}
@@ -58,7 +70,9 @@ for target in "-a" ""; do
 		fail "${target:-command}: BPF_EVENT records of the program: $bl loads, $bu unloads"
 	n=$(program_samples $name.data)
 	[ "$n" -gt 0 ] || fail "${target:-command}: no sample resolves to the program"
-	echo "${target:-command}: KSYMBOL $kl+$ku, BPF_EVENT $bl+$bu, $n samples in the program"
+	[ "$(prog_info $name.data | wc -l)" = 1 ] ||
+		fail "${target:-command}: the header describes the program loaded while recording $(prog_info $name.data | wc -l) times, want 1"
+	echo "${target:-command}: KSYMBOL $kl+$ku, BPF_EVENT $bl+$bu, $n samples in the program, described in the header"
 done
 
 # perf's own file of the -a line names the program as ours does.
@@ -67,7 +81,11 @@ done
 	{ cat bpf.perr; fail "perf record failed"; }
 n=$(program_samples bpf.perf)
 [ "$n" -gt 0 ] || fail "perf's file: no sample resolves to the program (perf itself?)"
-echo "perf -a: $n samples in the program"
+prog_shape bpf.perf >bpf.pshape
+prog_shape bpf-a.data >bpf.shape
+[ -s bpf.pshape ] || fail "perf's file: its header does not describe the program (perf itself?)"
+diff bpf.pshape bpf.shape >&2 || fail "the header describes the program unlike perf's (<perf >ours)"
+echo "perf -a: $n samples in the program, described as in ours: $(cat bpf.shape)"
 
 # --no-bpf-event, as perf's: no BPF_EVENT, the KSYMBOLs stay.
 "$SHARDREC" record -q -a --no-bpf-event -e cpu-clock -o nobpf.data -- \
@@ -78,6 +96,7 @@ read -r kl ku bl bu < <(bpf_records nobpf.data)
 [ "$kl" -ge 1 ] && [ "$bl" = 0 ] && [ "$bu" = 0 ] ||
 	fail "--no-bpf-event: KSYMBOL $kl+$ku, BPF_EVENT $bl+$bu; want KSYMBOL and no BPF_EVENT"
 "$PERF" evlist -v -i nobpf.data | grep -q 'ksymbol: 1' || fail "--no-bpf-event: no ksymbol"
+[ -z "$(prog_info nobpf.data)" ] || fail "--no-bpf-event: the header describes the program (perf's does not)"
 ! "$PERF" evlist -v -i nobpf.data | grep -q 'bpf_event' || fail "--no-bpf-event: bpf_event set"
 echo "--no-bpf-event: KSYMBOL $kl+$ku, no BPF_EVENT"
 
@@ -122,13 +141,6 @@ synthesized() {
 	"$PERF" script -i "$1" --show-bpf-events 2>/dev/null | awk -v re="$sym" '
 		$4 == "0.000000:" && /PERF_RECORD_KSYMBOL/ && $0 ~ re { print; tid = $2; next }
 		$4 == "0.000000:" && /PERF_RECORD_BPF_EVENT type 1,/ && $2 == tid { print; tid = "" }'
-}
-
-# prog_info FILE: the header's description of the program (BPF_PROG_INFO,
-# perf report -I's "# bpf_prog_info ID: NAME addr A size S").
-prog_info() {
-	perf_clean "report --header-only -I" report --header-only -I -i "$1"
-	grep -E "^# bpf_prog_info [0-9]+: $sym addr 0x[0-9a-f]+ size [0-9]+$" "$TMP/perf.out" || true
 }
 
 # A program loaded before the recording and running through it.

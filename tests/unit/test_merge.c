@@ -1258,6 +1258,42 @@ static void test_no_build_ids(void **state)
 	pfile__close(&pf);
 }
 
+/* merge_opts.features: the caller's sections replace header.data's; an error fails the merge. */
+static int set_bpf_btf(struct pfile_featset *fs, void *arg)
+{
+	static const unsigned char btf[4] = {9, 8, 7, 6};
+	const struct pfile_bpf_btf b = {.id = 42, .size = sizeof(btf), .data = btf};
+
+	return arg ? -EIO : pfile_feat__bpf(fs, NULL, 0, &b, 1);
+}
+
+static void test_features_hook(void **state)
+{
+	struct scen *sc = *state;
+	struct merge_opts o = {.dir = sc->dir, .output = sc->out, .dec = &zunpass__ops,
+			       .features = set_bpf_btf};
+	const unsigned char *d;
+	struct merge_stats st;
+	struct pfile pf;
+	char err[256];
+
+	gen(sc, 2, 2, 3);
+	write_dir(sc);
+	assert_int_equal(merge__run(&o, &st, err, sizeof(err)), 0);
+	merge_stats__release(&st);
+	assert_int_equal(pfile__open(&pf, sc->out, err, sizeof(err)), 0);
+	assert_true(pfile_featset__has(&pf.feats, PFILE_FEAT_BPF_BTF));
+	d = pf.feats.sec[PFILE_FEAT_BPF_BTF].data;
+	assert_int_equal(pf.feats.sec[PFILE_FEAT_BPF_BTF].size, 16);
+	assert_int_equal(d[0], 1);  /* one object */
+	assert_int_equal(d[4], 42); /* its id */
+	assert_int_equal(d[15], 6); /* its last byte */
+	pfile__close(&pf);
+	o.features_arg = &o; /* the hook fails: so does the merge */
+	assert_int_not_equal(merge__run(&o, &st, err, sizeof(err)), 0);
+	merge_stats__release(&st);
+}
+
 static void test_bad_dir(void **state)
 {
 	struct scen *sc = *state;
@@ -1616,6 +1652,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_watermark_limit, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_rotate_output, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_no_build_ids, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_features_hook, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_dir, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_pipe, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_pipe_live, setup, teardown),

@@ -18,10 +18,9 @@
 #include <unistd.h>
 
 #include <cmocka.h>
-#include <linux/bpf.h>
 #include <linux/btf.h>
-#include <sys/syscall.h>
 
+#include "unit_bpf.h"
 #include "unit_util.h"
 
 #define ST                                                                                         \
@@ -762,36 +761,6 @@ static void test_bpf_images_fake(void **state)
 	assert_int_equal(count_type(&fx->buf, PERF_RECORD_KSYMBOL), 2);
 }
 
-/* A socket filter of our own (r0 = 0; exit), named @name: its fd, or -errno. */
-static int bpf_load(const char *name, uint32_t *id)
-{
-	static const struct bpf_insn prog[] = {
-	    {.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0},
-	    {.code = BPF_JMP | BPF_EXIT},
-	};
-	struct bpf_prog_info info;
-	union bpf_attr a;
-	int fd;
-
-	memset(&a, 0, sizeof(a));
-	a.prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
-	a.insns = (uintptr_t)prog;
-	a.insn_cnt = 2;
-	a.license = (uintptr_t) "GPL";
-	snprintf(a.prog_name, sizeof(a.prog_name), "%s", name);
-	fd = (int)syscall(__NR_bpf, BPF_PROG_LOAD, &a, sizeof(a));
-	if (fd < 0)
-		return -errno;
-	memset(&a, 0, sizeof(a));
-	memset(&info, 0, sizeof(info));
-	a.info.bpf_fd = fd;
-	a.info.info_len = sizeof(info);
-	a.info.info = (uintptr_t)&info;
-	assert_int_equal(syscall(__NR_bpf, BPF_OBJ_GET_INFO_BY_FD, &a, sizeof(a)), 0);
-	*id = info.id;
-	return fd;
-}
-
 /* The KSYMBOL of the sub-program named bpf_prog_<tag>_@name. */
 static const struct ksymbol_rec *ksymbol_named(const struct recbuf *b, const char *name)
 {
@@ -837,7 +806,7 @@ static void test_bpf_env_real(void **state)
 	int fd;
 
 	snprintf(name, sizeof(name), "srenv%d", (int)getpid() % 100000);
-	fd = bpf_load(name, &id);
+	fd = unit_bpf_load(name, &id);
 	if (fd == -EPERM || fd == -EACCES)
 		skip();
 	assert_true(fd >= 0);
