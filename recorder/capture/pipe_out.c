@@ -3,6 +3,7 @@
 #include "recorder/capture/pipe_out.h"
 #include "recorder/codec/zunpass.h"
 #include "recorder/util/log.h"
+#include "recorder/util/thread.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -127,7 +128,6 @@ static int punch_alloc(struct pipe_out *p)
 
 int pipe_out__start(struct pipe_out *p, const struct pipe_out_params *pp)
 {
-	sigset_t all, old;
 	int err;
 
 	p->p = *pp;
@@ -148,10 +148,7 @@ int pipe_out__start(struct pipe_out *p, const struct pipe_out_params *pp)
 	if (err)
 		return err;
 	/* Signals belong to the session's signalfd, as for the writers. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	err = -pthread_create(&p->thread, NULL, pipe_out__thread, p);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	err = thread__start_quiet(&p->thread, pipe_out__thread, p);
 	p->started = !err;
 	return err;
 }

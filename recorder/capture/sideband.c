@@ -2,13 +2,13 @@
 #include "recorder/capture/sideband.h"
 #include "recorder/util/log.h"
 #include "recorder/util/privs.h"
+#include "recorder/util/thread.h"
 /* The side band reads its own rings: their size and pointers. */
 #include "ringbuf/ring_internal.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -145,16 +145,12 @@ static void *sb_thread(void *arg)
 
 int sideband__start(struct sideband *sb, struct synth_bpf_env *env, pthread_mutex_t *lock)
 {
-	sigset_t all, old;
 	int ret;
 
 	sb->env = env;
 	sb->lock = lock;
 	/* Signals belong to the session's signalfd. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	ret = -pthread_create(&sb->thread, NULL, sb_thread, sb);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	ret = thread__start_quiet(&sb->thread, sb_thread, sb);
 	sb->started = !ret;
 	return ret;
 }

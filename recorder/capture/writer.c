@@ -3,6 +3,7 @@
 #include "recorder/util/clock.h"
 #include "recorder/capture/fault.h"
 #include "recorder/util/privs.h"
+#include "recorder/util/thread.h"
 #include "recorder/events/evlist.h"
 /* The writer keeps its rings' pressure marks and reads their size, cpu and fd. */
 #include "ringbuf/ring_internal.h"
@@ -14,7 +15,6 @@
 #include <poll.h>
 #include <sched.h>
 #include <semaphore.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -690,14 +690,10 @@ static void *writer__thread(void *arg)
 
 int writer__start(struct writer *w)
 {
-	sigset_t all, old;
 	int err;
 
 	/* Signals belong to the session's signalfd, never to a writer. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	err = -pthread_create(&w->thread, NULL, writer__thread, w);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	err = thread__start_quiet(&w->thread, writer__thread, w);
 	if (!err) {
 		w->started = true;
 		while (sem_wait(&w->ready) && errno == EINTR)

@@ -18,9 +18,9 @@
  * passes, and so the output, is unchanged.
  */
 #include "recorder/merge/merge_internal.h"
+#include "recorder/util/thread.h"
 
 #include <limits.h>
-#include <signal.h>
 
 struct mahead {
 	struct mpass *mp;
@@ -87,7 +87,6 @@ static void *ahead_thread(void *arg)
 int merge_ahead__start(struct merger *m)
 {
 	struct merge_ahead *a = calloc(1, sizeof(*a));
-	sigset_t all, old;
 	int err;
 
 	if (!a)
@@ -96,10 +95,7 @@ int merge_ahead__start(struct merger *m)
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_cond_init(&a->cond, NULL);
 	/* The caller's signals (SIGTERM in a job) stay with the caller's thread. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	err = pthread_create(&a->thread, NULL, ahead_thread, a);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	err = thread__start_quiet(&a->thread, ahead_thread, a);
 	if (err) {
 		/* No thread: passes are read in place, as before. */
 		pthread_mutex_destroy(&a->lock);

@@ -28,9 +28,9 @@
  */
 #include "recorder/merge/merge_internal.h"
 #include "recorder/perfdata/pfile_write.h"
+#include "recorder/util/thread.h"
 
 #include <pthread.h>
-#include <signal.h>
 #include <sys/stat.h>
 
 #define OUT_ALIGN 4096 /* the buffers' alignment: direct mode takes file systems asking at most this */
@@ -199,7 +199,6 @@ static void out_direct_open(struct merge_out *o, uint64_t off)
 
 int merge_out__init(struct merge_out *o, int fd, uint64_t off, bool stream)
 {
-	sigset_t all, old;
 
 	memset(o, 0, sizeof(*o));
 	o->fd = fd;
@@ -217,10 +216,7 @@ int merge_out__init(struct merge_out *o, int fd, uint64_t off, bool stream)
 	pthread_cond_init(&o->cond, NULL);
 	o->have_lock = true;
 	/* The caller's signals (SIGTERM in a job) stay with the caller's thread. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	o->have_thread = !pthread_create(&o->thread, NULL, out_thread, o);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	o->have_thread = !thread__start_quiet(&o->thread, out_thread, o);
 	return 0;
 }
 

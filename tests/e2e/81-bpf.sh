@@ -143,6 +143,13 @@ synthesized() {
 		$4 == "0.000000:" && /PERF_RECORD_BPF_EVENT type 1,/ && $2 == tid { print; tid = "" }'
 }
 
+# like_perf WHAT N PERF-LINES OUR-LINES: perf's file has N lines of WHAT,
+# ours the same ones.
+like_perf() {
+	[ "$(wc -l <"$3")" = "$2" ] || fail "$name: perf's file has $(wc -l <"$3") $1, want $2"
+	diff "$3" "$4" >&2 || fail "$name: $1 differ from perf's (<perf >ours)"
+}
+
 # A program loaded before the recording and running through it.
 rm -f ready
 # (a cap of 60 s: it is stopped, and its program unloaded, before perf reads the files)
@@ -165,17 +172,13 @@ for name in pre pre-nb; do
 	check_perf_file $name.data
 	synthesized $name.data >$name.syn
 	synthesized $name.perf >$name.psyn
-	want=$([ $name = pre ] && echo 2 || echo 1)
-	[ "$(wc -l <$name.psyn)" = "$want" ] ||
-		fail "$name: perf's file has $(wc -l <$name.psyn) synthesized records of the program, want $want"
-	diff $name.psyn $name.syn >&2 || fail "$name: synthesized records differ from perf's (<perf >ours)"
+	like_perf "synthesized records of the program" "$([ $name = pre ] && echo 2 || echo 1)" \
+		$name.psyn $name.syn
 	# perf's env keeps the program's info only with BPF_EVENT records.
 	prog_info $name.perf >$name.ppi
 	prog_info $name.data >$name.pi
-	want=$([ $name = pre ] && echo 1 || echo 0)
-	[ "$(wc -l <$name.ppi)" = "$want" ] ||
-		fail "$name: perf's header describes the program $(wc -l <$name.ppi) times, want $want"
-	diff $name.ppi $name.pi >&2 || fail "$name: BPF_PROG_INFO differs from perf's (<perf >ours)"
+	like_perf "descriptions of the program in the header" "$([ $name = pre ] && echo 1 || echo 0)" \
+		$name.ppi $name.pi
 	n=$(program_samples $name.data)
 	[ "$n" -gt 0 ] || fail "$name: no sample resolves to the program loaded before the recording"
 	echo "$name: $(wc -l <$name.syn) synthesized records as perf's, $(wc -l <$name.pi) header description, $n samples in the program"
