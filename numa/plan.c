@@ -10,6 +10,7 @@
  * package, node and L3, then splits each such domain by a CPU cap.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,15 +141,10 @@ static int plan_spec__count(const char *s, struct plan_spec *spec, char *err, si
 /* auto, with its cap: PLAN_AUTO_CAP, or $SHARDREC_PLAN_CAP for experiments. 0 / -EINVAL. */
 static int plan_spec__auto(struct plan_spec *spec, char *err, size_t errlen)
 {
-	const char *env = getenv(PLAN_AUTO_CAP_ENV);
-
 	spec->policy = PLAN_AUTO;
 	spec->cap = PLAN_AUTO_CAP;
-	if (!env || !*env || positive__parse(env, &spec->cap))
-		return 0;
-	snprintf(err, errlen, "%s=%s: want a positive number of CPUs per writer", PLAN_AUTO_CAP_ENV,
-		 env);
-	return -EINVAL;
+	return positive__env(PLAN_AUTO_CAP_ENV, 1, UINT_MAX, &spec->cap,
+			     "a positive number of CPUs per writer", err, errlen);
 }
 
 int plan_spec__parse(const char *s, struct plan_spec *spec, char *err, size_t errlen)

@@ -644,14 +644,9 @@ bool writer__can_realtime(int prio)
 
 int writer__copy_div(unsigned *div, char *err, size_t errlen)
 {
-	const char *env = getenv("SHARDREC_COPY_DIV");
-
 	*div = 0;
-	if (!env || !*env || (positive__parse(env, div) && *div >= 2 && *div <= 64))
-		return 0;
-	snprintf(err, errlen,
-		 "SHARDREC_COPY_DIV=%s: want N from 2 to 64 (copy a ring out at 1/N full)", env);
-	return -EINVAL;
+	return positive__env("SHARDREC_COPY_DIV", 2, 64, div,
+			     "N from 2 to 64 (copy a ring out at 1/N full)", err, errlen);
 }
 
 static void *writer__thread(void *arg)

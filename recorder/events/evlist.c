@@ -30,14 +30,9 @@ static int perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int gr
  */
 static int wakeup_div(unsigned *div, char *err, size_t errlen)
 {
-	const char *env = getenv("SHARDREC_WAKEUP_DIV");
-
 	*div = 4;
-	if (!env || !*env || (positive__parse(env, div) && *div >= 2 && *div <= 64))
-		return 0;
-	snprintf(err, errlen, "SHARDREC_WAKEUP_DIV=%s: want N from 2 to 64 (wake at 1/N of the ring)",
-		 env);
-	return -EINVAL;
+	return positive__env("SHARDREC_WAKEUP_DIV", 2, 64, div,
+			     "N from 2 to 64 (wake at 1/N of the ring)", err, errlen);
 }
 
 /*

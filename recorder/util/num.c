@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,4 +20,20 @@ bool positive__parse(const char *s, unsigned *out)
 		return false;
 	*out = (unsigned)v;
 	return true;
+}
+
+int positive__env(const char *var, unsigned lo, unsigned hi, unsigned *out, const char *want,
+		  char *err, size_t errlen)
+{
+	const char *env = getenv(var);
+	unsigned v;
+
+	if (!env || !*env)
+		return 0;
+	if (positive__parse(env, &v) && v >= lo && v <= hi) {
+		*out = v;
+		return 0;
+	}
+	snprintf(err, errlen, "%s=%s: want %s", var, env, want);
+	return -EINVAL;
 }
