@@ -9,6 +9,7 @@
  */
 #include "aux/aux.h"
 #include "aux/aux_cpuid.h"
+#include "recorder/util/clock.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -41,40 +42,6 @@ enum { BTS_PMU_TYPE, BTS_TIME_SHIFT, BTS_TIME_MULT, BTS_TIME_ZERO, BTS_CAP_USER_
 
 #define INFO_HDR 16 /* header + type + reserved */
 
-struct time_conv {
-	uint64_t shift, mult, zero;
-	bool cap_zero;
-};
-
-/*
- * Reads the control page's time fields under its seqcount, as perf's
- * perf_read_tsc_conversion: the kernel bumps pc->lock (odd while
- * updating) around each update. Every load is an acquire so the second
- * lock read cannot pass the field reads (the seqlock reader's rmb, without
- * a fence), pairing with the kernel's barriers around the update.
- */
-static void time_conv__read(const struct perf_event_mmap_page *pc, struct time_conv *tc)
-{
-	struct perf_event_mmap_page caps;
-	uint32_t seq;
-
-	memset(tc, 0, sizeof(*tc));
-	if (!pc)
-		return;
-	for (int tries = 0; tries < 1000; tries++) {
-		seq = __atomic_load_n(&pc->lock, __ATOMIC_ACQUIRE);
-		tc->shift = __atomic_load_n(&pc->time_shift, __ATOMIC_ACQUIRE);
-		tc->mult = __atomic_load_n(&pc->time_mult, __ATOMIC_ACQUIRE);
-		tc->zero = __atomic_load_n(&pc->time_zero, __ATOMIC_ACQUIRE);
-		caps.capabilities = __atomic_load_n(&pc->capabilities, __ATOMIC_ACQUIRE);
-		tc->cap_zero = caps.cap_user_time_zero;
-		if (!(seq & 1) && __atomic_load_n(&pc->lock, __ATOMIC_ACQUIRE) == seq)
-			break;
-	}
-	/* intel_pt_info_fill: usable only with the capability and a multiplier */
-	tc->cap_zero = tc->cap_zero && tc->mult;
-}
-
 /* Reads one number from the PMU's sysfs directory; false if absent. */
 static bool sysfs__u64(const struct aux_info_params *p, const char *file, uint64_t *v)
 {
@@ -104,11 +71,11 @@ static size_t filter_bytes(const char *filter)
 
 static void intel_pt__fill(const struct aux_info_params *p, uint64_t *priv)
 {
-	struct time_conv tc;
+	struct clock_conv tc;
 	uint32_t n = 0, d = 0;
 	uint64_t ratio = 0;
 
-	time_conv__read(p->pc, &tc);
+	clock__read_conv(p->pc, &tc);
 	aux_cpuid__tsc_ctc(&n, &d);
 	sysfs__u64(p, "max_nonturbo_ratio", &ratio);
 	priv[PT_PMU_TYPE] = p->pmu_type;
@@ -134,9 +101,9 @@ static void intel_pt__fill(const struct aux_info_params *p, uint64_t *priv)
 
 static void intel_bts__fill(const struct aux_info_params *p, uint64_t *priv)
 {
-	struct time_conv tc;
+	struct clock_conv tc;
 
-	time_conv__read(p->pc, &tc);
+	clock__read_conv(p->pc, &tc);
 	priv[BTS_PMU_TYPE] = p->pmu_type;
 	priv[BTS_TIME_SHIFT] = tc.shift;
 	priv[BTS_TIME_MULT] = tc.mult;
