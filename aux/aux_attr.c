@@ -82,6 +82,70 @@ static int etm__config(const struct aux_attr_params *p, struct perf_event_attr *
 	return 0;
 }
 
+/*
+ * intel_pt_pick_bit: of the values the PMU offers (bit N set: value N),
+ * @target if offered, else the nearest below it, else the lowest above.
+ */
+static int pt__pick_bit(uint32_t bits, int target)
+{
+	int pick = -1;
+
+	for (int pos = 0; bits; bits >>= 1, pos++) {
+		if (!(bits & 1))
+			continue;
+		if (pos <= target || pick < 0)
+			pick = pos;
+		if (pos >= target)
+			break;
+	}
+	return pick;
+}
+
+/* Term @term set to @val in @config; every Intel PT format is one bit range of config. */
+static void pt__set(const char *sysfs_root, const char *term, uint64_t val, uint64_t *config)
+{
+	uint64_t mask = aux_pmu__format_mask(sysfs_root, "intel_pt", term);
+
+	if (mask)
+		*config |= (val << __builtin_ctzll(mask)) & mask;
+}
+
+/* A cap that perf reads with a default of 1 when the file is missing (old kernels). */
+static bool pt__cap(const char *sysfs_root, const char *cap)
+{
+	uint64_t v = 1;
+
+	aux_pmu__read_u64(sysfs_root, "intel_pt", cap, &v);
+	return v != 0;
+}
+
+bool aux_attr__default_config(const char *sysfs_root, const char *pmu, uint64_t *config)
+{
+	uint32_t mtc_periods = 0, psb_periods = 0;
+
+	if (aux_pmu__type(pmu) != AUX_TYPE_INTEL_PT)
+		return false;
+	*config = 0;
+	pt__set(sysfs_root, "tsc", 1, config);
+	if (pt__cap(sysfs_root, "caps/mtc") &&
+	    !aux_pmu__read_hex(sysfs_root, "intel_pt", "caps/mtc_periods", &mtc_periods) &&
+	    mtc_periods) {
+		pt__set(sysfs_root, "mtc", 1, config);
+		pt__set(sysfs_root, "mtc_period", pt__pick_bit(mtc_periods, 3), config);
+	}
+	if (pt__cap(sysfs_root, "caps/psb_cyc") && mtc_periods &&
+	    !aux_pmu__read_hex(sysfs_root, "intel_pt", "caps/psb_periods", &psb_periods) &&
+	    psb_periods)
+		pt__set(sysfs_root, "psb_period", pt__pick_bit(psb_periods, 3), config);
+	/* perf adds pt,branch only where both formats exist (older kernels have neither). */
+	if (aux_pmu__format_mask(sysfs_root, "intel_pt", "pt") &&
+	    aux_pmu__format_mask(sysfs_root, "intel_pt", "branch")) {
+		pt__set(sysfs_root, "pt", 1, config);
+		pt__set(sysfs_root, "branch", 1, config);
+	}
+	return true;
+}
+
 /* intel_pt_exclude_guest: KVM in pt_mode 1 gives PT to its guests. */
 static bool pt__exclude_guest(const struct aux_attr_params *p)
 {

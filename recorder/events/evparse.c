@@ -524,13 +524,28 @@ int mods__apply_group(struct evparse_ctx *ctx, const char *text, const char *s,
 	return ret;
 }
 
+/*
+ * perf's pmu->default_config: the config a PMU's event starts from before
+ * its terms (Intel PT's, aux_attr__default_config); true if it has one.
+ */
+static bool pmu__default_config(struct evparse_ctx *ctx, const char *pmu,
+				struct perf_event_attr *attr)
+{
+	uint64_t config;
+
+	if (!aux_attr__default_config(ctx->root, pmu, &config))
+		return false;
+	attr->config = config;
+	return true;
+}
+
 /* ---- event shapes ------------------------------------------------------ */
 
 static int pmu__event(struct evparse_ctx *ctx, const char *text, const char *pmu,
 		      const char *terms, const char *mods)
 {
 	struct evparse_event ev = { 0 };
-	struct term_ctx tc = { ctx, text, pmu, NULL, &ev, false };
+	struct term_ctx tc = { ctx, text, pmu, NULL, &ev, false, false };
 	char *type_path = NULL;
 	__u64 type;
 	int ret;
@@ -557,6 +572,7 @@ static int pmu__event(struct evparse_ctx *ctx, const char *text, const char *pmu
 	}
 	ev.attr.type = type;
 	strcpy(ev.pmu, pmu);
+	tc.zero = pmu__default_config(ctx, pmu, &ev.attr);
 	ret = ev__set_name(ctx, &ev, text);
 	if (!ret)
 		ret = terms__apply_all(&tc, terms);
@@ -575,7 +591,7 @@ static int sym__event(struct evparse_ctx *ctx, const char *text, const char *hea
 		      const char *terms, const char *mods)
 {
 	struct evparse_event ev = { 0 };
-	struct term_ctx tc = { ctx, text, NULL, NULL, &ev, false };
+	struct term_ctx tc = { ctx, text, NULL, NULL, &ev, false, false };
 	bool is_cache;
 	int ret;
 

@@ -41,6 +41,7 @@ struct term_ctx {
 	char *pmu_dir;
 	struct evparse_event *ev;
 	bool tracepoint; /* only the terms perf's config_term_tracepoint() takes */
+	bool zero;       /* the PMU has a default config: a format term's 0 bits clear it */
 };
 enum term_pass { PASS_BUILTIN, PASS_FORMAT };
 struct mods {

@@ -275,8 +275,11 @@ static int format__parse(const char *spec, int *field, __u64 *mask)
 	return *p ? -EINVAL : 0;
 }
 
-/* pmu_format_value(): scatter @val's low bits into the bits of @mask. */
-static void format__scatter(__u64 mask, __u64 val, __u64 *dst)
+/*
+ * pmu_format_value(): scatter @val's low bits into the bits of @mask; with
+ * @zero (a PMU with a default config) its 0 bits clear theirs too.
+ */
+static void format__scatter(__u64 mask, __u64 val, __u64 *dst, bool zero)
 {
 	unsigned int fbit, vbit = 0;
 
@@ -285,6 +288,8 @@ static void format__scatter(__u64 mask, __u64 val, __u64 *dst)
 			continue;
 		if (val & (1ULL << vbit++))
 			*dst |= 1ULL << fbit;
+		else if (zero)
+			*dst &= ~(1ULL << fbit);
 	}
 }
 
@@ -314,7 +319,7 @@ static int term__apply_format(struct term_ctx *tc, const char *key, const char *
 				 (uint64_t)num, key, tc->text, (uint64_t)((1ULL << bits) - 1));
 		goto out_free;
 	}
-	format__scatter(mask, num, dst[field]);
+	format__scatter(mask, num, dst[field], tc->zero);
 out_free:
 	free(spec);
 	return ret;

@@ -192,7 +192,7 @@ static int tp__split(struct evparse_ctx *ctx, const char *text, char *name, char
 int tp__event(struct evparse_ctx *ctx, const char *text, char *work)
 {
 	struct evparse_event tmpl = { 0 };
-	struct term_ctx tc = { ctx, text, NULL, NULL, &tmpl, true };
+	struct term_ctx tc = { ctx, text, NULL, NULL, &tmpl, true, false };
 	char *name, *mods, *terms;
 	int ret;
 

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define CTXTID (1ULL << 14)
 #define CTXTID2 (1ULL << 15)
@@ -83,6 +84,45 @@ static void test_intel_pt(void **state)
 	unit_put_file(fk->root, "sys/module/kvm_intel/parameters/pt_mode", "0\n");
 	assert_int_equal(aux_attr__config(&p, &a, err, sizeof(err)), 0);
 	assert_int_equal(a.exclude_guest, 0);
+}
+
+/*
+ * perf 6.1's intel_pt_default_config: tsc, then mtc with the MTC period
+ * nearest 3 the PMU offers, the PSB period likewise (only with MTC
+ * periods), pt,branch where both formats exist; caps/mtc and caps/psb_cyc
+ * count as 1 when missing. Other PMUs have none.
+ */
+static void test_pt_default_config(void **state)
+{
+	struct fake *fk = *state;
+	uint64_t c = 0;
+
+	unit_put_intel_pt(fk->root);
+	assert_true(aux_attr__default_config(fk->root, "intel_pt", &c));
+	assert_int_equal(c, 0x300e601);
+	/* periods offered: 0 and 6 of MTC (nearest below 3: 0), 4 and 5 of PSB (lowest above: 4) */
+	unit_put_file(fk->root, DEV "/intel_pt/caps/mtc_periods", "41\n");
+	unit_put_file(fk->root, DEV "/intel_pt/caps/psb_periods", "30\n");
+	assert_true(aux_attr__default_config(fk->root, "intel_pt", &c));
+	assert_int_equal(c, 0x4002601);
+	/* no PSB cycles: no psb_period */
+	unit_put_file(fk->root, DEV "/intel_pt/caps/psb_cyc", "0\n");
+	assert_true(aux_attr__default_config(fk->root, "intel_pt", &c));
+	assert_int_equal(c, 0x2601);
+	/* no MTC periods: no mtc and no psb_period */
+	unit_put_file(fk->root, DEV "/intel_pt/caps/psb_cyc", "1\n");
+	unit_put_file(fk->root, DEV "/intel_pt/caps/mtc_periods", "0\n");
+	assert_true(aux_attr__default_config(fk->root, "intel_pt", &c));
+	assert_int_equal(c, 0x2401);
+	/* an old kernel without the pt and branch formats: tsc alone */
+	unit_rmtree(fk->root);
+	assert_int_equal(mkdir(fk->root, 0700), 0);
+	unit_put_file(fk->root, DEV "/intel_pt/format/tsc", "config:10\n");
+	assert_true(aux_attr__default_config(fk->root, "intel_pt", &c));
+	assert_int_equal(c, 0x400);
+	assert_false(aux_attr__default_config(fk->root, "cs_etm", &c));
+	assert_false(aux_attr__default_config(fk->root, "arm_spe_0", &c));
+	assert_false(aux_attr__default_config(fk->root, "intel_bts", &c));
 }
 
 static void test_arm_spe(void **state)
@@ -174,6 +214,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_intel_pt, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_pt_default_config, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_arm_spe, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_cs_etm, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_cs_etm_refused, fake_setup, fake_teardown),

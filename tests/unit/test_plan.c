@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "numa/numa.h"
+#include "unit_util.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_CPUS 512
@@ -80,17 +81,6 @@ static void synthetic_indexes(char *buf, size_t len, int cores, int threads)
 			    snprintf(buf + pos, len - pos, "%s%d", pos ? "," : "", th * cores + c);
 }
 
-/* tests/data/ from the repo root (where `make unit` runs), else next to this file. */
-static void data_path(char *buf, size_t len, const char *name)
-{
-	const char *slash = strrchr(__FILE__, '/');
-
-	snprintf(buf, len, "tests/data/%s", name);
-	if (access(buf, R_OK) == 0 || !slash)
-		return;
-	snprintf(buf, len, "%.*s/../data/%s", (int)(slash - __FILE__), __FILE__, name);
-}
-
 static struct topo *load(const char *xml, const char *synthetic)
 {
 	struct topo_params p = {.xml_path = xml, .synthetic = synthetic};
@@ -107,7 +97,7 @@ static int machines_setup(void **state)
 	char idx[2048], spec[4096], path[PATH_MAX];
 
 	(void)state;
-	data_path(path, sizeof(path), "knl-snc4.xml");
+	unit_data_path(path, sizeof(path), "knl-snc4.xml");
 	machines[0].t = load(path, NULL);
 	synthetic_indexes(idx, sizeof(idx), 56, 2);
 	snprintf(spec, sizeof(spec), "pack:2 [numa] l3:1 core:28 pu:2(indexes=%s)", idx);
@@ -649,7 +639,7 @@ static void check_job_plan(const char *xml, const char *policy, const int *nodes
 	struct topo *t;
 	struct plan plan;
 
-	data_path(path, sizeof(path), xml);
+	unit_data_path(path, sizeof(path), xml);
 	t = load(path, NULL);
 	assert_non_null(t);
 	assert_int_equal(plan__build_list(&plan, t, &spec, NULL, err, sizeof(err)), 0);
@@ -724,7 +714,7 @@ static void test_absent_cpus(void **state)
 	struct plan plan;
 
 	(void)state;
-	data_path(path, sizeof(path), "absent-cpus.xml");
+	unit_data_path(path, sizeof(path), "absent-cpus.xml");
 	m.t = load(path, NULL);
 	assert_non_null(m.t);
 	assert_int_equal(topo__nr_cpus(m.t), ARRAY_SIZE(present));

@@ -104,6 +104,41 @@ static inline void unit_put_file(const char *root, const char *rel, const char *
 	fclose(f);
 }
 
+/*
+ * tests/data/@name from the repo root (where `make unit` runs), else next
+ * to this header.
+ */
+static inline void unit_data_path(char *buf, size_t len, const char *name)
+{
+	const char *slash = strrchr(__FILE__, '/');
+
+	snprintf(buf, len, "tests/data/%s", name);
+	if (access(buf, R_OK) == 0 || !slash)
+		return;
+	snprintf(buf, len, "%.*s/../data/%s", (int)(slash - __FILE__), __FILE__, name);
+}
+
+/*
+ * The fake Intel PT PMU of tests/data/intel_pt-pmu.txt under @root's
+ * sysfs (type 8; perf 6.1's default config there is 0x300e601).
+ */
+static inline void unit_put_intel_pt(const char *root)
+{
+	char path[512], line[256], file[128], value[64], rel[256];
+	FILE *f;
+
+	unit_data_path(path, sizeof(path), "intel_pt-pmu.txt");
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] == '#' || sscanf(line, "%127s %63s", file, value) != 2)
+			continue;
+		snprintf(rel, sizeof(rel), "sys/bus/event_source/devices/intel_pt/%s", file);
+		unit_put_file(root, rel, "%s\n", value);
+	}
+	fclose(f);
+}
+
 /* Writes the @len bytes at @p to @root/@rel, making the directories on the way. */
 static inline void unit_put_bytes(const char *root, const char *rel, const void *p, size_t len)
 {
