@@ -22,6 +22,7 @@
 #include "recorder/perfdata/recbuf.h"
 #include "recorder/perfdata/shard.h"
 #include "recorder/perfdata/shard_tail.h"
+#include "recorder/util/clock.h"
 #include "recorder/util/log.h"
 #include "recorder/util/privs.h"
 #include "recorder/util/progress.h"
@@ -176,7 +177,7 @@ static int session__writers(struct session *s)
 		const struct plan_group *grp = &s->plan.groups[g];
 		struct writer_params p = {
 			.idx = g, .group = grp, .nr_maps = grp->nr_cpus, .dirfd = s->dirfd,
-			.clockid = s->o->clockid, .idle_ms = WRITER_IDLE_MS,
+			.clockid = s->evl.clockid, .idle_ms = WRITER_IDLE_MS,
 			.pin = topo__is_this_system(s->topo) && s->o->affinity != RECORD_AFFINITY_SYS,
 			.pin_node = s->o->affinity == RECORD_AFFINITY_NODE,
 			.rt_prio = session__rt_prio(s),
@@ -803,6 +804,23 @@ int session__bpf_features(struct pfile_featset *fs, void *arg)
 	return ret;
 }
 
+/*
+ * CLOCK_PERF (an AUX recording): the writers read the perf clock through
+ * a ring's control page, as the trace's decoder will convert its
+ * timestamps; without that conversion in user space the trace could not
+ * be placed among the sideband either.
+ */
+static int session__clock_setup(struct session *s)
+{
+	if (s->evl.clockid != CLOCK_PERF || !s->evl.nr_cpus)
+		return 0;
+	if (!clock__perf_setup(s->evl.mmaps[0].core.pc))
+		return 0;
+	snprintf(s->err, sizeof(s->err), "AUX area tracing needs the perf clock in user space, and "
+		 "this machine does not offer it (no cap_user_time_zero in the ring's control page)");
+	return -EOPNOTSUPP;
+}
+
 static int session__setup(struct session *s)
 {
 	int ret;
@@ -826,6 +844,8 @@ static int session__setup(struct session *s)
 	privs__lower();
 	if (!ret)
 		ret = privs__open_events(&s->evl, s->o->mmap_pages, s->err, sizeof(s->err));
+	if (!ret)
+		ret = session__clock_setup(s);
 	if (!ret)
 		session__sideband_open(s);
 	if (!ret)

@@ -155,9 +155,10 @@ int session__mkdir(struct session *s)
  */
 static int aux_have_sched_switch(const struct session *s)
 {
-	if (!s->evl.evsel[0].ev.attr.context_switch)
-		return 0;
-	return record_opts__cpu_wide(s->o) ? 3 : 2;
+	for (size_t i = 0; i < s->evl.nr; i++)
+		if (s->evl.evsel[i].ev.attr.context_switch)
+			return record_opts__cpu_wide(s->o) ? 3 : 2;
+	return 0;
 }
 
 /*
@@ -358,14 +359,16 @@ static int session__features(struct session *s, struct pfile_featset *fs,
 	 */
 	if (!ret)
 		ret = synth_bpf_env__features(bpf, fs);
-	clock_getres(s->o->clockid, &res);
-	if (!ret)
+	/* perf writes both only with use_clockid: not for the perf clock. */
+	if (!ret && s->evl.clockid != CLOCK_PERF) {
+		clock_getres(s->evl.clockid, &res);
 		ret = pfile_feat__clockid(fs, (uint64_t)res.tv_sec * 1000000000ULL + res.tv_nsec);
-	if (!ret) {
+	}
+	if (!ret && s->evl.clockid != CLOCK_PERF) {
 		/* Reference pair for perf script --clock-tod: read back to back. */
-		uint64_t tod = clock__ns(CLOCK_REALTIME), clk = clock__ns(s->o->clockid);
+		uint64_t tod = clock__ns(CLOCK_REALTIME), clk = clock__ns(s->evl.clockid);
 
-		ret = pfile_feat__clock_data(fs, s->o->clockid, tod, clk);
+		ret = pfile_feat__clock_data(fs, s->evl.clockid, tod, clk);
 	}
 	/* -b/-j: perf marks the file (an empty section) so that perf report shows branches. */
 	if (!ret && s->o->branch_stack)

@@ -336,7 +336,8 @@ static int rotate__configure_events(struct session *s)
 	const struct record_opts *o = s->o;
 	struct record_opts eo = {
 		.events = o->switch_event, .output = o->output, .mmap_pages = 1,
-		.clockid = o->clockid, .system_wide = o->system_wide, .cpu_list = o->cpu_list,
+		.clockid = s->evl.clockid, .clockid_set = true, .system_wide = o->system_wide,
+		.cpu_list = o->cpu_list,
 		.pid_list = o->pid_list, .tid_list = o->tid_list, .uid = o->uid, .argc = o->argc,
 		.no_inherit = o->no_inherit, .realtime = -1, .synth = RECORD_SYNTH_ALL,
 	};

@@ -128,7 +128,8 @@ static const char usage[] =
 	"      --all-kernel          count kernel space only\n"
 	"  -D, --delay MSECS         enable the events MSECS after the start;\n"
 	"                            -1: start disabled, enable with --control\n"
-	"  -k, --clockid CLOCK       monotonic (default), monotonic_raw, boottime,\n"
+	"  -k, --clockid CLOCK       monotonic (default; perf's clock with an AUX\n"
+	"                            event, as perf), monotonic_raw, boottime,\n"
 	"                            realtime, tai; or mono, raw, boot, real, or\n"
 	"                            a clock number, as perf takes them\n"
 	"Output:\n"
@@ -138,7 +139,8 @@ static const char usage[] =
 	"  -m, --mmap-pages N        ring data pages per CPU, power of two, or a\n"
 	"                            size with B/K/M/G (default 128 = 512 KiB);\n"
 	"                            N,M: M sizes the AUX area of an AUX event\n"
-	"                            (intel_pt//, ...; default 1 MiB)\n"
+	"                            (intel_pt//, ...; default 4 MiB, or 128 KiB\n"
+	"                            for a user limited by perf_event_paranoid)\n"
 	"      --threads[=SPEC]      writer groups: auto (default: within a package,\n"
 	"                            node and L3, at most " STR(PLAN_AUTO_CAP) " CPUs each; one\n"
 	"                            per CPU when writers run at normal priority),\n"
@@ -500,6 +502,7 @@ static int record_opts__apply(struct record_opts *o, int c, const char *arg, cha
 	case 'k':
 		if (parse_clock(arg, &o->clockid))
 			BAD("-k: unknown clock '%s'", arg);
+		o->clockid_set = true;
 		break;
 	case 'o': o->output = arg; break;
 	case 'm':

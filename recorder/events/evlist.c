@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "recorder/events/evlist.h"
+#include "recorder/events/privs_open.h"
 #include "recorder/perfdata/pfile_feat.h"
+#include "recorder/util/clock.h"
 #include "recorder/util/fs.h"
 #include "recorder/util/log.h"
 #include "recorder/util/num.h"
@@ -104,7 +106,7 @@ static int check_freq(const struct record_opts *o, char *err, size_t errlen)
 }
 
 static void configure_attr(struct evsel *e, const struct record_opts *o, bool first,
-			   size_t wakeup_bytes)
+			   clockid_t clockid, size_t wakeup_bytes)
 {
 	struct perf_event_attr *a = &e->ev.attr;
 
@@ -112,8 +114,8 @@ static void configure_attr(struct evsel *e, const struct record_opts *o, bool fi
 	a->sample_type = sample_type(o);
 	a->sample_id_all = 1;
 	a->read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
-	a->use_clockid = 1;
-	a->clockid = o->clockid;
+	a->use_clockid = clockid != CLOCK_PERF;
+	a->clockid = a->use_clockid ? clockid : 0;
 	/*
 	 * evsel__config(): only independent events and group leaders start
 	 * disabled and get enabled on exec; members stay enabled, as group
@@ -156,9 +158,40 @@ bool evsel__is_aux(const struct evsel *e)
 }
 
 /*
- * An event on an AUX PMU gets an AUX area per CPU (-m DATA,AUX, 1 MiB by
- * default). Its fd must own each CPU's ring, where the area is mapped, so
- * it must come first: perf moves it there; we ask.
+ * What perf 6.1's *_recording_options and evsel__config leave on the AUX
+ * event: a fixed period (aux_attr__config) records no PERIOD unless -P
+ * asks; Intel PT in full trace mode wakes its reader at a quarter of the
+ * AUX area (aux_watermark), not at each half the kernel would.
+ */
+static void aux_event_attr(struct evparse_event *ev, const struct record_opts *o, size_t pages,
+			   bool snapshot)
+{
+	if (!o->sample_period)
+		ev->attr.sample_type &= ~(uint64_t)PERF_SAMPLE_PERIOD;
+	if (aux_pmu__type(ev->pmu) == AUX_TYPE_INTEL_PT && !snapshot)
+		ev->attr.aux_watermark = pages * sysconf(_SC_PAGESIZE) / 4;
+}
+
+/*
+ * perf's *_recording_options without -m ...,AUX: 4 MiB per CPU where the
+ * user may trace beyond perf_event_paranoid (perf_event_paranoid_check(-1):
+ * CAP_PERFMON, CAP_SYS_ADMIN or a paranoid of -1), else 128 KiB.
+ */
+static size_t aux_default_pages(void)
+{
+	struct privs_env env;
+	size_t bytes = 128U << 10;
+
+	privs__env_read(&env);
+	if (env.paranoid <= -1 || (env.held & (PRIVS_F(PRIVS_PERFMON) | PRIVS_F(PRIVS_SYS_ADMIN))))
+		bytes = 4U << 20;
+	return bytes / sysconf(_SC_PAGESIZE);
+}
+
+/*
+ * An event on an AUX PMU gets an AUX area per CPU (-m DATA,AUX, perf's
+ * sizes by default). Its fd must own each CPU's ring, where the area is
+ * mapped, so it must come first: perf moves it there; we ask.
  */
 static int evlist__configure_aux(struct evlist *l, const struct record_opts *o, char *err,
 				 size_t errlen)
@@ -196,20 +229,48 @@ static int evlist__configure_aux(struct evlist *l, const struct record_opts *o, 
 	 */
 	for (size_t i = 0; i < l->nr; i++)
 		l->evsel[i].ev.attr.sample_type |= PERF_SAMPLE_CPU;
-	/*
-	 * Intel PT decodes user space only knowing which task ran when:
-	 * intel_pt_recording_options turns on switch records on the tracking
-	 * event (AUXTRACE_INFO says which kind: session.c).
-	 */
-	if (aux_pmu__type(l->evsel[l->aux_evsel].ev.pmu) == AUX_TYPE_INTEL_PT)
-		l->evsel[0].ev.attr.context_switch = 1;
-	l->aux_pages = o->aux_pages ? o->aux_pages : (size_t)((1U << 20) / sysconf(_SC_PAGESIZE));
+	l->aux_pages = o->aux_pages ? o->aux_pages : aux_default_pages();
+	aux_event_attr(&l->evsel[l->aux_evsel].ev, o, l->aux_pages, l->aux_snapshot);
+	return 0;
+}
+
+/*
+ * The events' clock. Our own default is CLOCK_MONOTONIC (the clock a
+ * writer reads for its pass times); an AUX area event keeps perf's, the
+ * perf clock, as perf 6.1 does without -k: the trace carries its own
+ * timestamps (TSC, the arm64 counter), which decoders turn into perf time
+ * through the control page's conversion, and the sideband must be in that
+ * time for the trace to be placed among it. Intel PT refuses -k, as in
+ * intel_pt_recording_options.
+ */
+static int evlist__clock(struct evlist *l, const struct record_opts *o, char *err, size_t errlen)
+{
+	const struct evsel *aux = NULL;
+
+	l->clockid = o->clockid;
+	for (size_t i = 0; i < l->nr && !aux; i++)
+		if (evsel__is_aux(&l->evsel[i]))
+			aux = &l->evsel[i];
+	if (!aux)
+		return 0;
+	if (o->clockid_set) {
+		if (aux_pmu__type(aux->ev.pmu) != AUX_TYPE_INTEL_PT)
+			return 0;
+		snprintf(err, errlen, "Cannot use clockid (-k option) with intel_pt");
+		return -EINVAL;
+	}
+	if (clock__perf_readable())
+		l->clockid = CLOCK_PERF;
+	else
+		pr_warn("%s: the perf clock cannot be read in user space here (no "
+			"cap_user_time_zero): the events use CLOCK_MONOTONIC, and decoders "
+			"cannot place the trace's own timestamps among them", aux->ev.name);
 	return 0;
 }
 
 int evlist__configure(struct evlist *l, const struct record_opts *o, char *err, size_t errlen)
 {
-	struct evparse_opts po = {0};
+	struct evparse_opts po = {.sysfs_root = o->sysfs_root};
 	size_t ring_bytes = o->mmap_pages * sysconf(_SC_PAGESIZE);
 	unsigned div;
 	int ret;
@@ -241,8 +302,11 @@ int evlist__configure(struct evlist *l, const struct record_opts *o, char *err, 
 		l->nr = nr;
 		free(evs);
 	}
+	ret = evlist__clock(l, o, err, errlen);
+	if (ret)
+		return ret;
 	for (size_t i = 0; i < l->nr; i++)
-		configure_attr(&l->evsel[i], o, i == 0, ring_bytes / div);
+		configure_attr(&l->evsel[i], o, i == 0, l->clockid, ring_bytes / div);
 	ret = sample_config__apply(l, o, err, errlen);
 	if (ret)
 		return ret;

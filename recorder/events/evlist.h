@@ -58,6 +58,11 @@ struct evlist {
 	size_t nr_threads;
 	int *fds;       /* [(e * nr_cpus + c) * nr_threads + t] */
 	struct evlist_mmap *mmaps; /* nr_cpus: each CPU's ring and AUX area */
+	/*
+	 * The events' clock (evlist__configure): -k's, CLOCK_MONOTONIC by
+	 * default, CLOCK_PERF (no use_clockid) with an AUX area event.
+	 */
+	clockid_t clockid;
 	size_t aux_pages;     /* AUX area size in pages, 0 = no AUX event (no AUX areas) */
 	int aux_evsel;        /* index of the AUX event, -1 if none */
 	bool aux_snapshot;    /* -S: AUX areas in overwrite mode, read on request */

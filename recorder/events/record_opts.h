@@ -74,6 +74,8 @@ struct record_opts {
 	bool dry_run;
 	const char *topology_xml, *synthetic;
 	clockid_t clockid;   /* -k */
+	bool clockid_set;    /* -k given (an AUX recording keeps the perf clock without it) */
+	const char *sysfs_root; /* NULL: /sys; unit tests point it at a fake tree (PMUs) */
 	int zlevel;          /* -z / --compression-level, 0 = off */
 	/*
 	 * -r: SCHED_FIFO priority of the writer threads (never of the main

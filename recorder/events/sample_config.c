@@ -5,24 +5,18 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static bool has_tracepoint(const struct evlist *l)
 {
 	for (size_t i = 0; i < l->nr; i++)
 		if (l->evsel[i].ev.tracepoint)
-			return true;
-	return false;
-}
-
-static bool has_aux(const struct evlist *l)
-{
-	for (size_t i = 0; i < l->nr; i++)
-		if (evsel__is_aux(&l->evsel[i]))
 			return true;
 	return false;
 }
@@ -245,8 +239,74 @@ static int add_tracking_dummy(struct evlist *l, const struct record_opts *o, boo
 	first->task = first->context_switch = 0;
 	first->ksymbol = first->bpf_event = 0;
 	first->namespaces = first->cgroup = 0;
-	for (size_t i = 0; i + 1 < l->nr; i++)
-		n[i].ev.attr.enable_on_exec = 0;
+	return 0;
+}
+
+/* perf_can_record_text_poke_events(): a dummy:u with text_poke opens (Linux 5.9). */
+static bool can_text_poke(void)
+{
+	struct perf_event_attr a = {.type = PERF_TYPE_SOFTWARE, .size = sizeof(a),
+				    .config = PERF_COUNT_SW_DUMMY, .exclude_kernel = 1,
+				    .text_poke = 1};
+	int fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+/* The trace has timestamps: Intel PT's tsc term (intel_pt_recording_options' have_timing_info). */
+static bool aux_has_timing(const struct evparse_event *ev, const struct record_opts *o)
+{
+	return aux_pmu__type(ev->pmu) == AUX_TYPE_INTEL_PT &&
+	       (ev->attr.config & aux_pmu__format_mask(o->sysfs_root, ev->pmu, "tsc"));
+}
+
+/* The dummy add_tracking_dummy appended last, made perf's dummy:u. */
+static struct perf_event_attr *as_dummy_u(struct evlist *l)
+{
+	struct evsel *d = &l->evsel[l->nr - 1];
+
+	snprintf(d->ev.name, sizeof(d->ev.name), "dummy:u");
+	d->ev.attr.exclude_kernel = d->ev.attr.exclude_hv = d->ev.attr.exclude_guest = 1;
+	return &d->ev.attr;
+}
+
+/*
+ * perf's AUX recording options (intel_pt_recording_options, as the cs_etm,
+ * arm_spe and intel_bts ones): the AUX event records nothing but its
+ * trace, and a dummy:u appended last (evlist__add_aux_dummy) takes the
+ * tracking, enabled from its open on CPU-wide targets. Timed Intel PT
+ * adds switch records there, so the decoder knows which task ran (user
+ * space cannot be decoded without), and, where the kernel is traced, a
+ * second dummy:u takes the KSYMBOL and TEXT_POKE records of kernel code
+ * that changes while it runs (record__config_text_poke). perf opens the
+ * switch and text_poke dummies on every CPU even for a task target; here
+ * a task target keeps its switch records on the tracking event (per task,
+ * as perf does where CPU-wide events are refused) and has no text_poke.
+ */
+static int add_aux_tracking(struct evlist *l, const struct record_opts *o)
+{
+	bool cpu_wide = record_opts__cpu_wide(o), timing = aux_has_timing(&l->evsel[0].ev, o);
+	bool text_poke = timing && cpu_wide && !l->evsel[0].ev.attr.exclude_kernel && can_text_poke();
+	struct perf_event_attr *t;
+	int ret = add_tracking_dummy(l, o, cpu_wide);
+
+	if (ret)
+		return ret;
+	t = as_dummy_u(l);
+	t->context_switch |= timing; /* --switch-events moved here with the rest */
+	if (!text_poke)
+		return 0;
+	t->ksymbol = 0;
+	ret = add_tracking_dummy(l, o, true);
+	if (ret)
+		return ret;
+	t = as_dummy_u(l);
+	t->mmap = t->mmap2 = t->comm = t->comm_exec = t->task = t->context_switch = 0;
+	t->bpf_event = 0;
+	t->ksymbol = t->text_poke = 1;
 	return 0;
 }
 
@@ -268,11 +328,20 @@ int sample_config__apply(struct evlist *l, const struct record_opts *o, char *er
 			return ret;
 	}
 	/*
-	 * An AUX area event must stay first (evlist__configure_aux), so it
-	 * keeps the tracking bits with -a; with -D, configure_aux refuses.
+	 * An AUX area event (first, or evlist__configure_aux refuses) gives
+	 * its tracking to perf's dummy:u; with -D, configure_aux refuses.
 	 */
-	if (o->delay_ms || o->start_disabled || (record_opts__cpu_wide(o) && !has_aux(l))) {
+	if (l->nr && evsel__is_aux(&l->evsel[0]) && !o->delay_ms && !o->start_disabled) {
+		ret = add_aux_tracking(l, o);
+		if (ret) {
+			snprintf(err, errlen, "out of memory");
+			return ret;
+		}
+	} else if (o->delay_ms || o->start_disabled || record_opts__cpu_wide(o)) {
 		ret = add_tracking_dummy(l, o, record_opts__cpu_wide(o));
+		/* -D: the sampling events wait for the delay; the tracking one, on a command, the exec. */
+		for (size_t i = 0; !ret && i + 1 < l->nr; i++)
+			l->evsel[i].ev.attr.enable_on_exec = 0;
 		if (ret) {
 			snprintf(err, errlen, "out of memory");
 			return ret;

@@ -28,6 +28,9 @@
 
 #include <cmocka.h>
 
+#include "unit_util.h"
+#include "recorder/util/clock.h"
+
 static char err[512];
 
 static void test_call_graph(void **state)
@@ -596,6 +599,86 @@ static void test_tracking_dummy(void **state)
 	assert_false(attr_of(&t, "cpu-clock", 0).inherit);
 }
 
+/*
+ * An AUX area event, attr for attr as perf 6.1 records it (perf record -vv
+ * and perf evlist -v in tests/qemu/aux-oracle.sh's guest, with the fake
+ * PMU of unit_put_intel_pt): Intel PT's default config, no PERIOD, a
+ * quarter of the AUX area as aux_watermark, the perf clock, and the
+ * tracking on a dummy:u appended last (switch records when the trace has
+ * timestamps), the KSYMBOL and TEXT_POKE records on a second one where the
+ * kernel is traced CPU-wide.
+ */
+static void test_aux_tracking(void **state)
+{
+	char root[] = "/tmp/test_sample_opts.XXXXXX";
+	struct record_opts a = {.system_wide = true}, w = {0}, k = {.system_wide = true};
+	struct perf_event_attr *pt, *d, *tp;
+	struct evlist l;
+	bool poke, perf_clock = clock__perf_readable();
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	unit_put_intel_pt(root);
+	a.sysfs_root = w.sysfs_root = k.sysfs_root = root;
+	assert_int_equal(configure(&l, &a, "intel_pt//"), 0);
+	poke = l.nr == 3; /* a kernel before 5.9 has no TEXT_POKE records */
+	assert_true(l.nr == 2 || l.nr == 3);
+	pt = &l.evsel[0].ev.attr;
+	d = &l.evsel[1].ev.attr;
+	assert_int_equal(pt->config, 0x300e601);
+	assert_int_equal(pt->sample_type & (ST(PERIOD) | ST(CPU)), ST(CPU));
+	assert_int_equal(pt->aux_watermark, l.aux_pages * sysconf(_SC_PAGESIZE) / 4);
+	assert_false(pt->mmap || pt->comm || pt->task || pt->context_switch || pt->ksymbol ||
+		     pt->bpf_event);
+	/* the perf clock where user space can read it (a TSC clocksource), else ours */
+	assert_int_equal(l.clockid, perf_clock ? CLOCK_PERF : CLOCK_MONOTONIC);
+	assert_int_equal(pt->use_clockid, !perf_clock);
+	assert_string_equal(l.evsel[1].ev.name, "dummy:u");
+	assert_int_equal(d->config, PERF_COUNT_SW_DUMMY);
+	assert_true(d->exclude_kernel && d->exclude_hv && d->exclude_guest && !d->disabled);
+	assert_true(d->mmap && d->mmap2 && d->comm && d->comm_exec && d->task && d->bpf_event);
+	assert_true(d->context_switch);
+	assert_int_equal(d->use_clockid, !perf_clock);
+	assert_int_equal(d->ksymbol, !poke);
+	assert_int_equal(d->sample_type, pt->sample_type);
+	if (poke) {
+		tp = &l.evsel[2].ev.attr;
+		assert_string_equal(l.evsel[2].ev.name, "dummy:u");
+		assert_true(tp->ksymbol && tp->text_poke && tp->exclude_kernel && !tp->disabled);
+		assert_false(tp->mmap || tp->comm || tp->task || tp->context_switch || tp->bpf_event);
+	}
+	evlist__release(&l);
+	/* user space only: no TEXT_POKE; tsc=0: no timestamps, no switch records */
+	assert_int_equal(configure(&l, &a, "intel_pt//u"), 0);
+	assert_int_equal(l.nr, 2);
+	assert_true(l.evsel[1].ev.attr.ksymbol && l.evsel[1].ev.attr.context_switch);
+	evlist__release(&l);
+	assert_int_equal(configure(&l, &a, "intel_pt/tsc=0/u"), 0);
+	assert_int_equal(l.evsel[0].ev.attr.config, 0x300e201);
+	assert_false(l.evsel[1].ev.attr.context_switch);
+	evlist__release(&l);
+	/* a command: every event enabled on its exec, switch records per task */
+	assert_int_equal(configure(&l, &w, "intel_pt//"), 0);
+	assert_int_equal(l.nr, 2);
+	assert_true(l.evsel[0].ev.attr.disabled && l.evsel[0].ev.attr.enable_on_exec);
+	d = &l.evsel[1].ev.attr;
+	assert_string_equal(l.evsel[1].ev.name, "dummy:u");
+	assert_true(d->disabled && d->enable_on_exec && d->context_switch && d->mmap);
+	evlist__release(&l);
+	/* -S: the areas are read at a snapshot, no wake-up mark */
+	a.aux_snapshot = true;
+	assert_int_equal(configure(&l, &a, "intel_pt//"), 0);
+	assert_int_equal(l.evsel[0].ev.attr.aux_watermark, 0);
+	evlist__release(&l);
+	/* -k: perf refuses it with Intel PT; other events keep it (and our default) */
+	k.clockid_set = true;
+	configure_fails(&k, "intel_pt//", "Cannot use clockid (-k option) with intel_pt");
+	assert_int_equal(configure(&l, &k, "cpu-clock"), 0);
+	assert_true(l.clockid == CLOCK_MONOTONIC && l.evsel[0].ev.attr.use_clockid);
+	evlist__release(&l);
+	unit_rmtree(root);
+}
+
 /* ---- tracing data from a fake tracefs ---- */
 
 static char root[64];
@@ -746,6 +829,7 @@ int main(void)
 	    cmocka_unit_test(test_callgraph_terms),
 	    cmocka_unit_test(test_other_terms),
 	    cmocka_unit_test(test_tracking_dummy),
+	    cmocka_unit_test(test_aux_tracking),
 	    cmocka_unit_test_setup_teardown(test_tracing_data, tracefs_setup, tracefs_teardown),
 	};
 
