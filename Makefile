@@ -139,11 +139,23 @@ check-slurm: $(BUILD)/shardrec $(PROG_BINS)
 
 # Records in a 16-vCPU qemu guest with 4 NUMA nodes and 2 memory-only ones:
 # the writer counts of three plans, and -v shows each writer's CPUs, buffers
-# and rings on its node (tests/qemu/run.sh).
-check-qemu: $(BUILD)/shardrec $(PROG_BINS)
-	$(Q)SHARDREC=$(CURDIR)/$(BUILD)/shardrec PROGS=$(CURDIR)/$(BUILD)/progs tests/qemu/run.sh; \
-		rc=$$?; case $$rc in 0) echo "PASS check-qemu";; 77) echo "SKIP check-qemu"; rc=0;; \
-		*) echo "FAIL check-qemu (rc $$rc)";; esac; exit $$rc
+# and rings on its node (tests/qemu/run.sh). Then an Intel PT recording's
+# events, attr for attr against perf 6.1's in a guest with a fake PMU
+# (tests/qemu/aux-oracle.sh).
+QEMU_TESTS := run:check-qemu aux-oracle:check-aux-oracle
+check-qemu: $(BUILD)/shardrec $(PROG_BINS) $(BUILD)/tests/attrshim.so $(BUILD)/tests/test_clock
+	$(Q)fail=0; for t in $(QEMU_TESTS); do start=$$(date +%s); \
+		SHARDREC=$(CURDIR)/$(BUILD)/shardrec PROGS=$(CURDIR)/$(BUILD)/progs \
+			ATTRSHIM=$(CURDIR)/$(BUILD)/tests/attrshim.so TEST_CLOCK=$(CURDIR)/$(BUILD)/tests/test_clock \
+			tests/qemu/$${t%%:*}.sh; \
+		rc=$$?; secs=$$(( $$(date +%s) - start )); case $$rc in 0) echo "PASS $${t#*:} ($${secs}s)";; \
+		77) echo "SKIP $${t#*:}";; *) echo "FAIL $${t#*:} (rc $$rc, $${secs}s)"; fail=1;; esac; \
+	done; exit $$fail
+
+$(BUILD)/tests/attrshim.so: tests/qemu/attrshim.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(OPT) -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -shared -fPIC -o $@ $< -ldl
 
 # ASan+UBSan and TSan builds in their own trees; run unit tests and the
 # threaded end-to-end tests (smoke; the flight recorder's snapshots from the

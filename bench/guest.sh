@@ -92,21 +92,7 @@ done
 command -v python3 >/dev/null || die "python3 missing"
 guest_need
 
-# The perf binary to copy in: Debian's /usr/bin/perf may be a wrapper
-# script that execs perf_<version> (linux-perf-<version>); the guest needs
-# the ELF itself.
-perf_elf() {
-	local p
-	p=$(command -v "$PERF") || die "perf not found (apt-get install linux-perf)"
-	if [ "$(head -c 4 "$p" | od -An -c | tr -d ' ')" = '177ELF' ]; then
-		echo "$p"
-		return
-	fi
-	p=$(ls -v /usr/bin/perf_[0-9]* 2>/dev/null | tail -n 1)
-	[ -n "$p" ] || die "$PERF is a script and no /usr/bin/perf_<version> found"
-	echo "$p"
-}
-PERF_BIN=$(perf_elf)
+PERF_BIN=$(guest_perf_elf "$PERF") || die "$PERF_BIN"
 
 # ---- the plan and its duration ----
 

@@ -14,6 +14,7 @@
 #                            depend on, DIR/modules.load their load order; 1 if absent
 #   guest_init_head          prints the start of an /init: busybox, mounts,
 #                            modules, a "GUEST: booted in S s" line
+#   guest_perf_elf [PERF]    the perf ELF to copy in (Debian's perf may be a script)
 #   guest_pack DIR OUT       DIR as a gzip'd newc cpio (an initrd; several
 #                            may be concatenated into one)
 #   guest_boot ARGS...       boots GUEST_INITRD with qemu machine ARGS, the
@@ -99,6 +100,21 @@ mount -t tmpfs tmpfs /tmp
 [ -r /modules.load ] && for m in $(cat /modules.load); do insmod $m || echo "GUEST: insmod $m failed"; done
 echo "GUEST: booted in $(cut -d' ' -f1 /proc/uptime) s"
 EOF
+}
+
+# The ELF of perf command $1 (default perf), to copy into a guest: Debian's
+# /usr/bin/perf may be a wrapper script that execs perf_<version>
+# (linux-perf-<version>). Prints why not and returns 1 if there is none.
+guest_perf_elf() {
+	local p
+	p=$(command -v "${1:-perf}") || { echo "perf not found (apt-get install linux-perf)"; return 1; }
+	if [ "$(head -c 4 "$p" | od -An -c | tr -d ' ')" = '177ELF' ]; then
+		echo "$p"
+		return
+	fi
+	p=$(ls -v /usr/bin/perf_[0-9]* 2>/dev/null | tail -n 1)
+	[ -n "$p" ] || { echo "${1:-perf} is a script and no /usr/bin/perf_<version> found"; return 1; }
+	echo "$p"
 }
 
 guest_pack() {
