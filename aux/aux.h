@@ -162,10 +162,11 @@ uint64_t aux_pmu__format_mask(const char *sysfs_root, const char *pmu, const cha
 /*
  * The config an event of PMU @pmu starts from before its terms, and
  * whether it has one (perf 6.1's pmu->default_config; then a term given 0
- * clears its bits, perf's pmu_format_value with zero). Intel PT only:
+ * clears its bits, perf's pmu_format_value with zero). Intel PT:
  * "tsc,mtc,mtc_period=N,psb_period=N,pt,branch" as intel_pt_default_config
  * builds it from the PMU's caps/ and format/, so that the trace carries
- * timestamps (without tsc, perf cannot place it among the sideband).
+ * timestamps (without tsc, perf cannot place it among the sideband); ARM
+ * SPE: ts_enable, as arm_spe_recording_options sets it per CPU.
  */
 bool aux_attr__default_config(const char *sysfs_root, const char *pmu, uint64_t *config);
 

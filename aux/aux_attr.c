@@ -119,10 +119,23 @@ static bool pt__cap(const char *sysfs_root, const char *cap)
 	return v != 0;
 }
 
+/*
+ * ARM SPE: timestamps in every record, which arm_spe_recording_options
+ * sets per CPU (arm_spe_set_timestamp) unless the user's terms set
+ * ts_enable; here a term clears it, the same (zero semantics).
+ */
+static bool spe__default_config(const char *sysfs_root, const char *pmu, uint64_t *config)
+{
+	*config = aux_pmu__format_mask(sysfs_root, pmu, "ts_enable");
+	return true;
+}
+
 bool aux_attr__default_config(const char *sysfs_root, const char *pmu, uint64_t *config)
 {
 	uint32_t mtc_periods = 0, psb_periods = 0;
 
+	if (aux_pmu__type(pmu) == AUX_TYPE_ARM_SPE)
+		return spe__default_config(sysfs_root, pmu, config);
 	if (aux_pmu__type(pmu) != AUX_TYPE_INTEL_PT)
 		return false;
 	*config = 0;

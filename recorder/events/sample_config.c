@@ -256,11 +256,21 @@ static bool can_text_poke(void)
 	return true;
 }
 
-/* The trace has timestamps: Intel PT's tsc term (intel_pt_recording_options' have_timing_info). */
-static bool aux_has_timing(const struct evparse_event *ev, const struct record_opts *o)
+/* Intel PT's trace has timestamps: its tsc term (intel_pt_recording_options' have_timing_info). */
+static bool pt_has_timing(const struct evparse_event *ev, const struct record_opts *o)
 {
 	return aux_pmu__type(ev->pmu) == AUX_TYPE_INTEL_PT &&
 	       (ev->attr.config & aux_pmu__format_mask(o->sysfs_root, ev->pmu, "tsc"));
+}
+
+/*
+ * Switch records on the tracking dummy: timed Intel PT; ARM SPE per CPU
+ * (arm_spe_recording_options, "also track task context switch"); not
+ * CoreSight, whose trace carries the context ID.
+ */
+static bool aux_wants_switches(const struct evparse_event *ev, const struct record_opts *o)
+{
+	return pt_has_timing(ev, o) || aux_pmu__type(ev->pmu) == AUX_TYPE_ARM_SPE;
 }
 
 /* The dummy add_tracking_dummy appended last, made perf's dummy:u. */
@@ -278,17 +288,19 @@ static struct perf_event_attr *as_dummy_u(struct evlist *l)
  * arm_spe and intel_bts ones): the AUX event records nothing but its
  * trace, and a dummy:u appended last (evlist__add_aux_dummy) takes the
  * tracking, enabled from its open on CPU-wide targets. Timed Intel PT
- * adds switch records there, so the decoder knows which task ran (user
- * space cannot be decoded without), and, where the kernel is traced, a
- * second dummy:u takes the KSYMBOL and TEXT_POKE records of kernel code
- * that changes while it runs (record__config_text_poke). perf opens the
- * switch and text_poke dummies on every CPU even for a task target; here
- * a task target keeps its switch records on the tracking event (per task,
- * as perf does where CPU-wide events are refused) and has no text_poke.
+ * and ARM SPE add switch records there, so the decoder knows which task
+ * ran (user space cannot be decoded without), and, where Intel PT traces
+ * the kernel, a second dummy:u takes the KSYMBOL and TEXT_POKE records of
+ * kernel code that changes while it runs (record__config_text_poke). perf
+ * opens the switch and text_poke dummies on every CPU even for a task
+ * target; here a task target keeps its switch records on the tracking
+ * event (per task, as perf does where CPU-wide events are refused) and has
+ * no text_poke. Only Intel PT's were checked against perf itself
+ * (tests/qemu/aux-oracle.sh); perf on x86 has no CoreSight or SPE ones.
  */
 static int add_aux_tracking(struct evlist *l, const struct record_opts *o)
 {
-	bool cpu_wide = record_opts__cpu_wide(o), timing = aux_has_timing(&l->evsel[0].ev, o);
+	bool cpu_wide = record_opts__cpu_wide(o), timing = pt_has_timing(&l->evsel[0].ev, o);
 	bool text_poke = timing && cpu_wide && !l->evsel[0].ev.attr.exclude_kernel && can_text_poke();
 	struct perf_event_attr *t;
 	int ret = add_tracking_dummy(l, o, cpu_wide);
@@ -296,7 +308,8 @@ static int add_aux_tracking(struct evlist *l, const struct record_opts *o)
 	if (ret)
 		return ret;
 	t = as_dummy_u(l);
-	t->context_switch |= timing; /* --switch-events moved here with the rest */
+	/* --switch-events moved here with the rest */
+	t->context_switch |= aux_wants_switches(&l->evsel[0].ev, o);
 	if (!text_poke)
 		return 0;
 	t->ksymbol = 0;

@@ -90,7 +90,8 @@ static void test_intel_pt(void **state)
  * perf 6.1's intel_pt_default_config: tsc, then mtc with the MTC period
  * nearest 3 the PMU offers, the PSB period likewise (only with MTC
  * periods), pt,branch where both formats exist; caps/mtc and caps/psb_cyc
- * count as 1 when missing. Other PMUs have none.
+ * count as 1 when missing. ARM SPE's has ts_enable; CoreSight and BTS have
+ * none.
  */
 static void test_pt_default_config(void **state)
 {
@@ -121,8 +122,11 @@ static void test_pt_default_config(void **state)
 	assert_true(aux_attr__default_config(fk->root, "intel_pt", &c));
 	assert_int_equal(c, 0x400);
 	assert_false(aux_attr__default_config(fk->root, "cs_etm", &c));
-	assert_false(aux_attr__default_config(fk->root, "arm_spe_0", &c));
 	assert_false(aux_attr__default_config(fk->root, "intel_bts", &c));
+	/* ARM SPE: timestamps (arm_spe_set_timestamp), a term of 0 clearing them */
+	unit_put_file(fk->root, DEV "/arm_spe_0/format/ts_enable", "config:0\n");
+	assert_true(aux_attr__default_config(fk->root, "arm_spe_0", &c));
+	assert_int_equal(c, 0x1);
 }
 
 static void test_arm_spe(void **state)

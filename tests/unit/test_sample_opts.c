@@ -670,6 +670,18 @@ static void test_aux_tracking(void **state)
 	assert_int_equal(configure(&l, &a, "intel_pt//"), 0);
 	assert_int_equal(l.evsel[0].ev.attr.aux_watermark, 0);
 	evlist__release(&l);
+	/* ARM SPE: timestamps unless a term says no, switch records on the tracking dummy */
+	unit_put_file(root, "sys/bus/event_source/devices/arm_spe_0/type", "9\n");
+	unit_put_file(root, "sys/bus/event_source/devices/arm_spe_0/format/ts_enable", "config:0\n");
+	unit_put_file(root, "sys/bus/event_source/devices/arm_spe_0/format/pa_enable", "config:1\n");
+	assert_int_equal(configure(&l, &w, "arm_spe_0//"), 0);
+	assert_int_equal(l.nr, 2);
+	assert_int_equal(l.evsel[0].ev.attr.config, 0x1);
+	assert_true(l.evsel[1].ev.attr.context_switch && l.evsel[1].ev.attr.mmap);
+	evlist__release(&l);
+	assert_int_equal(configure(&l, &w, "arm_spe_0/ts_enable=0,pa_enable=1/"), 0);
+	assert_int_equal(l.evsel[0].ev.attr.config, 0x2);
+	evlist__release(&l);
 	/* -k: perf refuses it with Intel PT; other events keep it (and our default) */
 	k.clockid_set = true;
 	configure_fails(&k, "intel_pt//", "Cannot use clockid (-k option) with intel_pt");
