@@ -39,7 +39,7 @@ up() { cut -d' ' -f1 /proc/uptime; }
 # depend on how fast the host runs the vCPUs). The storms run in their own
 # session, stopped as a process group.
 workload() {
-	local s pid p i pids=
+	local s p i pids=
 	eval s=\$SIZE_$1
 	case $1 in
 	seed)
@@ -53,17 +53,8 @@ workload() {
 		done
 		wait $pids
 		;;
-	sched | cpu)
-		if [ "$1" = sched ]; then
-			setsid perf bench sched messaging -p -g "$SCHED_GROUPS" -l 1000000000 &
-		else
-			setsid cpuwork 1000000000 "$NCPU" &
-		fi
-		pid=$!
-		sleep "$s"
-		kill -TERM -"$pid"
-		wait "$pid"
-		;;
+	sched) for_secs "$s" perf bench sched messaging -p -g "$SCHED_GROUPS" -l 1000000000 ;;
+	cpu) for_secs "$s" cpuwork 1000000000 "$NCPU" ;;
 	esac
 }
 

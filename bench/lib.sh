@@ -99,6 +99,27 @@ live_wait() {
 	timeout "$3" sh -c 'echo enable >"$1" && read -r a <"$2" && [ "$a" = ack ]' sh "$1" "$2"
 }
 
+# for_secs SECONDS CMD...: runs CMD in a session of its own for SECONDS s,
+# then stops its process group (perf bench messaging is 400 processes).
+# 0 once stopped on time; CMD's own status if it ended sooner. A fixed-time
+# row bounds every recording's length and bytes whatever a tool does to the
+# workload's pace: the maxg row's fixed work (100 messaging loops) ran 59
+# to 315 s under one tool, and one recording wrote 2.2 GB.
+# setsid does not fork here: a background job of a shell without job
+# control is no process group leader, so $! is the group's id.
+for_secs() {
+	local s=$1 pid
+	shift
+	setsid "$@" &
+	pid=$!
+	sleep "$s"
+	if kill -TERM -"$pid" 2>/dev/null; then
+		wait "$pid"
+		return 0
+	fi
+	wait "$pid"
+}
+
 # jnum FILE KEY: a number of `shardrec loss --json` (its first file's).
 jnum() { sed -n "s/.*\"$2\": \([0-9.e+-]*\)[,}].*/\1/p" "$1" | head -n 1; }
 

@@ -22,7 +22,7 @@ WL_DESC = {
     "sched": "context-switch storm: perf bench sched messaging -p, -e cs -c 1; truth /proc/stat ctxt",
     "cpu": "CPU-bound threads (cpuwork), -e cpu-clock -F max -g; no exact truth",
     "pf": "page-fault storm (pfstorm), -e page-faults -c 1; truth /proc/vmstat pgfault",
-    "maxg": "extreme rate: perf bench sched messaging -g 10 (400 processes), "
+    "maxg": "extreme rate: perf bench sched messaging -g 10 (400 processes) for a fixed time, "
             "-e cpu-clock -F max -g; no exact truth",
     "seed": "the seed command line on tests/progs/matrix (one thread per CPU, fixed time): "
             "-N -B -T -R -g --call-graph dwarf,1024 --user-regs=IP,SP,BP --switch-events "

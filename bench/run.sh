@@ -26,9 +26,8 @@
 #                        defaults: sched, pf "128 8 4"; cpu, seed, maxg "128"
 #                        (quick: sched, pf "8"; cpu, seed, maxg "128")
 #   BENCH_SIZE_<wl>=N    workload size: messaging loops (sched, 1500; quick
-#                        750; maxg, 400; quick 100), cpuwork units (cpu, 1),
-#                        pfstorm rounds (pf, 40), matrix seconds (seed, 2;
-#                        quick 1)
+#                        750), cpuwork units (cpu, 1), pfstorm rounds (pf,
+#                        40), seconds (seed, 2, quick 1; maxg, 20, quick 10)
 #   BENCH_TOOLS, BENCH_WORKLOADS (sched cpu pf seed maxg; "none": the merge
 #                        benchmark alone), BENCH_MERGE_MB, BENCH_MERGE_SHARDS;
 #                        BENCH_MERGE_MB=0: the recorder rows alone
@@ -54,13 +53,13 @@ if [ "$QUICK" = 1 ]; then
 	REPEATS=${BENCH_REPEATS:-1}
 	STORM_MMAPS=${BENCH_MMAP:-8}
 	MERGE_MB=${BENCH_MERGE_MB:-256}
-	SIZES="sched=750 cpu=1 pf=40 seed=1 maxg=100"
+	SIZES="sched=750 cpu=1 pf=40 seed=1 maxg=10"
 else
 	REPEATS=${BENCH_REPEATS:-5}
 	STORM_MMAPS=${BENCH_MMAP:-128 8 4}
 	MERGE_MB=${BENCH_MERGE_MB:-1536}
 	# Sized so that the full run fits ~45 min on 2 CPUs (bench/README.md).
-	SIZES="sched=1500 cpu=1 pf=40 seed=2 maxg=400"
+	SIZES="sched=1500 cpu=1 pf=40 seed=2 maxg=20"
 fi
 # The cpu and seed rows sample by time (-F max / 4 kHz): one -m, perf's
 # default of 128 pages (512 KiB), unless BENCH_MMAP or BENCH_MMAP_<wl> say so.
@@ -108,13 +107,14 @@ workload() {
 	pf) timeout "$RUN_TIMEOUT" "$PROGS/pfstorm" "$(size pf)" "$NCPU" 16 ;;
 	# The seed workload (GitHub issue 6, tests/e2e/80-seed.sh): a fixed time.
 	seed) timeout "$RUN_TIMEOUT" "$PROGS/matrix" -t "$NCPU" -s "$(size seed)" ;;
-	# Issue 31's extreme rate: kernel call chains of 400 processes at -F max.
-	maxg) timeout "$RUN_TIMEOUT" "$PERF" bench sched messaging -g 10 -l "$(size maxg)" ;;
+	# Issue 31's extreme rate: kernel call chains of 400 processes at -F
+	# max, for a fixed time (lib.sh, for_secs).
+	maxg) for_secs "$(size maxg)" "$PERF" bench sched messaging -g 10 -l 1000000000 ;;
 	esac
 }
 
 # Workload size: BENCH_SIZE_<wl>, else SIZES (messaging loops, cpuwork
-# units, pfstorm rounds, matrix seconds).
+# units, pfstorm rounds, seconds of seed and maxg).
 size() {
 	local v=BENCH_SIZE_$1 d
 	d=$(tr ' ' '\n' <<<"$SIZES" | sed -n "s/^$1=//p")
