@@ -28,6 +28,12 @@
 #                                    it records (bench/lib.sh, live_wait) and the workload
 #   BENCH_GUEST_RUN_LIMIT (240)      seconds a recording may take before its
 #                                    recorder is killed (the row's rc is 137)
+#   BENCH_GUEST_STALL (RUN_LIMIT + 300)  seconds without a finished recording
+#                                    after which the guest counts as hung: it is
+#                                    stopped, the recording it was in counts as
+#                                    failed (rc "stall"), and a new boot runs the
+#                                    rest of its plan
+#   BENCH_GUEST_RESUMES (3)          such new boots per vCPU count, at most
 #   BENCH_GUEST_SCHED_GROUPS         messaging groups (default vCPUs / 8, at least 4)
 #   BENCH_GUEST_MEM (4096)           guest MiB, split over the 4 nodes
 #   BENCH_GUEST_KEEP (0)             1: keep every output in BENCH_OUT/data-<vcpus>/
@@ -53,6 +59,8 @@ TOOLS=${BENCH_GUEST_TOOLS:-perf perf-threads perf-threads-numa perf-r1-threads s
 REPEATS=${BENCH_GUEST_REPEATS:-2}
 SETTLE=${BENCH_GUEST_SETTLE:-0}
 RUN_LIMIT=${BENCH_GUEST_RUN_LIMIT:-240}
+STALL=${BENCH_GUEST_STALL:-$((RUN_LIMIT + 300))}
+RESUMES=${BENCH_GUEST_RESUMES:-3}
 MEM=${BENCH_GUEST_MEM:-4096}
 KEEP=${BENCH_GUEST_KEEP:-0}
 OUT=${BENCH_OUT:-$here/results-guest}
@@ -207,14 +215,32 @@ start=$SECONDS
 done_recs=0
 est_done=0
 
+# Stops the guest (qemu, pid $1) once $2 is STALL s old: a guest that
+# finishes no recording for that long is hung. Twice a guest stopped in a
+# recording that its own watchdog (RUN_LIMIT, at SCHED_FIFO 99) never
+# ended, for 8 and 14 minutes, and lost every recording after it
+# (bench/README.md, "Hangs"); the host cannot tell hung from slow sooner.
+stall_watch() { # qemu-pid marker
+	while sleep 10 && kill -0 "$1" 2>/dev/null; do
+		[ $(($(date +%s) - $(stat -c %Y "$2"))) -ge "$STALL" ] || continue
+		touch "$2.stalled"
+		kill -TERM "$1" 2>/dev/null
+		return
+	done
+}
+
 # The console as qemu writes it: a progress line per recording.
 follow() { # console qemu-pid
-	local line n=$done_recs e=$est_done k rs kv
+	local line n=$done_recs e=$est_done k rs kv sw
 	declare -A f
+	touch "$GUEST_DIR/progress"
+	stall_watch "$2" "$GUEST_DIR/progress" &
+	sw=$!
 	tail -n +1 -F --pid="$2" "$1" 2>/dev/null | while IFS= read -r line; do
 		line=${line%$'\r'}
 		case $line in
 		"GUEST: run "*)
+			touch "$GUEST_DIR/progress"
 			f=()
 			for kv in ${line#GUEST: run }; do f[${kv%%=*}]=${kv#*=}; done
 			n=$((n + 1))
@@ -241,16 +267,22 @@ follow() { # console qemu-pid
 		"GUEST: "*-r[0-9]*": "*) log "  ${line#GUEST: }" ;;
 		esac
 	done
+	kill $sw 2>/dev/null || true
+	wait $sw 2>/dev/null || true
 }
 
-one_guest() {
-	local v=$1 g=$WORK/v$1 per=$(($1 / NODES)) n bytes machine=()
+# One boot of a guest of $1 vCPUs running the plan in $2 (boot number $3,
+# from 1): its rows go to runs.csv. Sets RAN to the recordings it finished.
+one_boot() { # vcpus plan boot
+	local v=$1 g=$WORK/v$1 per=$(($1 / NODES)) n bytes machine=() left
+	left=$(wc -l <"$2")
+	rm -rf "$g"
 	mkdir -p "$g/conf" "$g/keep" "$g/data"
 	{
 		echo "NCPU=$v SETTLE=$SETTLE SCHED_GROUPS=$(sched_groups "$v") RUN_LIMIT=$RUN_LIMIT"
 		for r in sched seed cpu; do echo "SIZE_$r=$(size $r)"; done
 	} >"$g/conf/bench.conf"
-	plan >"$g/conf/bench.plan"
+	cp "$2" "$g/conf/bench.plan"
 	guest_pack "$g/conf" "$g/conf.gz"
 	# Two cpio archives in one initrd: the kernel unpacks both.
 	cat "$WORK/base.gz" "$g/conf.gz" >"$g/initrd.gz"
@@ -266,16 +298,17 @@ one_guest() {
 	GUEST_APPEND="rcupdate.rcu_cpu_stall_suppress=1"
 	local timeout=${QEMU_TIMEOUT:-$((3 * $(est_guest "$v") + 900))}
 	wait_idle || log "$v vCPUs: host still busy after ${IDLE_WAIT} s (${IDLE}% idle): booting anyway"
-	log "$v vCPUs: booting ($NODES nodes of $per, ${MEM} MiB; $nrec recordings, ~$(($(est_guest "$v") / 60)) min; timeout ${timeout}s;" \
-		"host ${IDLE}% idle, load average $(cut -d' ' -f1-3 /proc/loadavg))"
+	log "$v vCPUs: boot $3 ($NODES nodes of $per, ${MEM} MiB; $left recordings, ~$(($(est_guest "$v") / 60)) min" \
+		"for all $nrec; timeout ${timeout}s; host ${IDLE}% idle, load average $(cut -d' ' -f1-3 /proc/loadavg))"
 	t0=$SECONDS
 	c0=$(host_cpu)
 	QEMU_TIMEOUT=$timeout guest_boot "${GUEST_DISK_ARGS[@]}" "${machine[@]}" >&2
 	other=$(echo "$c0 $(host_cpu)" | awk '{ t = $5 - $2; printf "%.0f", (t > 0 ? 100 * (($4 - $1) - ($6 - $3)) / t : 0) }')
 	log "$v vCPUs: other jobs took ${other}% of the host's CPU time while the guest ran"
-	cp "$g/console" "$OUT/console-$v.txt"
+	if [ "$3" = 1 ]; then cp "$g/console" "$OUT/console-$v.txt"; else cp "$g/console" "$OUT/console-$v.$3.txt"; fi
 	tr -d '\r' <"$g/console" | sed -n 's/^GUEST: //p' >"$g/guest.txt"
-	[ "$GUEST_RC" = 0 ] || { tail -n 20 "$g/console" >&2; log "$v vCPUs: qemu exit $GUEST_RC (console in $OUT/console-$v.txt)"; }
+	[ -e "$g/progress.stalled" ] && log "$v vCPUs: no recording finished in ${STALL} s: the guest was stopped"
+	[ "$GUEST_RC" = 0 ] || { tail -n 20 "$g/console" >&2; log "$v vCPUs: qemu exit $GUEST_RC (console in $OUT/console-$v*.txt)"; }
 	guest_unship_serial "$g/keep" 2>/dev/null || log "$v vCPUs: nothing came back on the serial port"
 	bytes=$(sed -n 's/^shipped //p' "$g/guest.txt" | tail -n 1)
 	# A guest that died midway: what its last run line says it had shipped.
@@ -290,18 +323,47 @@ one_guest() {
 		"$SHARDREC" loss --json "$f" >"${f%.data}.host.json" 2>/dev/null || rm -f "${f%.data}.host.json"
 	done
 	python3 "$here/guest_report.py" rows "$v" "$g/guest.txt" "$g/keep" "$g/data" >>"$CSV"
-	done_recs=$((done_recs + nrec))
-	est_done=$((est_done + $(est_guest "$v")))
-	echo "guest $v vCPUs: $(sed -n 's/^booted in //p' "$g/guest.txt") boot (guest uptime)," \
-		"$(grep -c '^run ' "$g/guest.txt") of $nrec recordings in $((SECONDS - t0)) s," \
-		"$(du -sb "$g/data" | cut -f1) bytes shipped, qemu exit $GUEST_RC;" \
+	RAN=$(grep -c '^run ' "$g/guest.txt" || true)
+	done_recs=$((done_recs + RAN))
+	echo "guest $v vCPUs, boot $3: $(sed -n 's/^booted in //p' "$g/guest.txt") boot (guest uptime)," \
+		"$RAN of $left recordings in $((SECONDS - t0)) s," \
+		"$(du -sb "$g/data" | cut -f1) bytes shipped, qemu exit $GUEST_RC$([ -e "$g/progress.stalled" ] && echo " (stopped: no recording finished in ${STALL} s)");" \
 		"host ${IDLE}% idle before the boot, other jobs ${other}% of its CPU time during the guest;" \
 		"$(cat "$g/keep/rate.txt" 2>/dev/null || echo 'no rate.txt')" >>"$OUT/machine.txt"
 	if [ "$KEEP" = 1 ]; then
-		rm -rf "$OUT/data-$v"
-		mv "$g/data" "$OUT/data-$v"
+		mkdir -p "$OUT/data-$v"
+		mv "$g/data"/* "$OUT/data-$v/" 2>/dev/null || true
 	fi
 	rm -rf "$g"
+}
+
+# A guest of $1 vCPUs through its whole plan. A boot that stops before the
+# end (hung, or qemu's timeout) loses only the recording it was in, which
+# runs.csv gives as failed (rc "stall"): the next boot runs the rest, at
+# most RESUMES times.
+one_guest() {
+	local v=$1 plan_f=$WORK/plan-$1 boot=1 hung
+	[ "$KEEP" = 1 ] && rm -rf "$OUT/data-$v"
+	plan >"$plan_f"
+	while :; do
+		RAN=0
+		one_boot "$v" "$plan_f" "$boot"
+		[ "$RAN" -lt "$(wc -l <"$plan_f")" ] || break
+		hung=$(sed -n "$((RAN + 1))p" "$plan_f")
+		log "$v vCPUs: boot $boot ended in recording $((RAN + 1)) of its $(wc -l <"$plan_f") ($hung): counted failed"
+		# rep order row mmap tool -> the CSV's first seven columns, the rest empty
+		echo "$hung" | awk -v v="$v" '{ printf "%s,%s,%s,%s,%s,%s,stall", v, $3, $4, $5, $1, $2;
+			for (i = 0; i < 17; i++) printf ","; print "" }' >>"$CSV"
+		sed -i "1,$((RAN + 1))d" "$plan_f"
+		done_recs=$((done_recs + 1))
+		[ -s "$plan_f" ] || break
+		if [ "$boot" -gt "$RESUMES" ]; then
+			log "$v vCPUs: $(wc -l <"$plan_f") recordings not run: no boot left (BENCH_GUEST_RESUMES=$RESUMES)"
+			break
+		fi
+		boot=$((boot + 1))
+	done
+	est_done=$((est_done + $(est_guest "$v")))
 }
 
 for v in $CPUS; do

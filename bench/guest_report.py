@@ -18,7 +18,7 @@ import json
 import os
 import re
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 from benchlib import LOG_FLOOR, fmt, g6, loss_agg, med, num, pct, share_s, tools_in
 
@@ -142,7 +142,10 @@ def report(out):
     nruns = len(rows)
     failed = [r for r in rows if r["rc"] != "0"]
     guest_measured = sum(1 for r in rows if r["measured"] == "guest")
-    P.append(f"Recordings: {nruns}, {len(failed)} failed (not in the tables), "
+    # rc: the recorder's exit, 97 never recording, 98/99 no loss figures,
+    # 137 killed past RUN_LIMIT, "stall" the guest hung in it (guest.sh)
+    rcs = ", ".join(f"rc {rc} x{n}" for rc, n in sorted(Counter(r["rc"] for r in failed).items()))
+    P.append(f"Recordings: {nruns}, {len(failed)} failed (not in the tables{': ' + rcs if rcs else ''}), "
              f"{guest_measured} measured in the guest only.\n")
 
     def cell(a, seed, ran):
