@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "recorder/capture/sideband.h"
 #include "recorder/util/log.h"
+#include "recorder/util/perf_event.h"
 #include "recorder/util/privs.h"
 #include "recorder/util/thread.h"
 /* The side band reads its own rings: their size and pointers. */
@@ -12,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 /* One data page a CPU: a load writes one 32-byte record, and each wakes the thread. */
@@ -38,7 +38,7 @@ static int sb_open_cpu(int cpu)
 	a.watermark = 1;
 	a.wakeup_watermark = 1;
 	a.bpf_event = 1;
-	return (int)syscall(SYS_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	return perf_event__open(&a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
 int sideband__open(struct sideband *sb, const int *cpus, size_t nr_cpus)

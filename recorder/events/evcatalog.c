@@ -7,6 +7,7 @@
 #include "recorder/events/evcatalog.h"
 #include "recorder/events/evparse.h"
 #include "recorder/util/fs.h"
+#include "recorder/util/perf_event.h"
 #include "recorder/perfdata/recbuf.h"
 
 #include <dirent.h>
@@ -15,7 +16,6 @@
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #define PMU_DEVICES "/sys/bus/event_source/devices"
@@ -106,18 +106,12 @@ static void catalog__release(struct catalog *c)
 static bool event__supported(const struct perf_event_attr *a)
 {
 	struct perf_event_attr attr = *a;
-	int fd;
 
 	attr.disabled = 1;
-	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0) {
-		attr.exclude_kernel = 1;
-		fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	}
-	if (fd < 0)
-		return false;
-	close(fd);
-	return true;
+	if (perf_event__probe(&attr))
+		return true;
+	attr.exclude_kernel = 1;
+	return perf_event__probe(&attr);
 }
 
 static int symbol__add(const char *name, const char *alias, const struct perf_event_attr *attr,

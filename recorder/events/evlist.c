@@ -6,22 +6,17 @@
 #include "recorder/util/fs.h"
 #include "recorder/util/log.h"
 #include "recorder/util/num.h"
+#include "recorder/util/perf_event.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #define DEFAULT_FREQ 4000
 
-static int perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int group,
-			   unsigned long flags)
-{
-	return syscall(SYS_perf_event_open, a, pid, cpu, group, flags);
-}
 
 /*
  * The wake-up point as a fraction of the ring: 1/4, or 1/N from
@@ -385,7 +380,7 @@ static int open_one(struct evlist *l, size_t e, size_t c, size_t t, char *err, s
 
 	if (group == -2)
 		return 0;
-	fd = perf_event_open(&ev->ev.attr, pid, l->cpus[c], group, flags);
+	fd = perf_event__open(&ev->ev.attr, pid, l->cpus[c], group, flags);
 	if (fd < 0) {
 		/* A thread of -p that exited meanwhile is not an error. */
 		if (errno == ESRCH && l->nr_threads > 1)

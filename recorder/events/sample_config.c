@@ -2,6 +2,7 @@
 #include "recorder/events/evlist.h"
 #include "recorder/events/callchain.h"
 #include "recorder/util/fs.h"
+#include "recorder/util/perf_event.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 static bool has_tracepoint(const struct evlist *l)
@@ -248,12 +248,7 @@ static bool can_text_poke(void)
 	struct perf_event_attr a = {.type = PERF_TYPE_SOFTWARE, .size = sizeof(a),
 				    .config = PERF_COUNT_SW_DUMMY, .exclude_kernel = 1,
 				    .text_poke = 1};
-	int fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-
-	if (fd < 0)
-		return false;
-	close(fd);
-	return true;
+	return perf_event__probe(&a);
 }
 
 /* Intel PT's trace has timestamps: its tsc term (intel_pt_recording_options' have_timing_info). */

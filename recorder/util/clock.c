@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "recorder/util/clock.h"
+#include "recorder/util/perf_event.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
@@ -84,7 +84,7 @@ bool clock__perf_readable(void)
 	size_t page = sysconf(_SC_PAGESIZE);
 	struct clock_conv c;
 	void *pc;
-	int fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	int fd = perf_event__open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 
 	if (fd < 0)
 		return false;
