@@ -248,6 +248,7 @@ static bool can_text_poke(void)
 	struct perf_event_attr a = {.type = PERF_TYPE_SOFTWARE, .size = sizeof(a),
 				    .config = PERF_COUNT_SW_DUMMY, .exclude_kernel = 1,
 				    .text_poke = 1};
+
 	return perf_event__probe(&a);
 }
 
@@ -290,8 +291,11 @@ static struct perf_event_attr *as_dummy_u(struct evlist *l)
  * opens the switch and text_poke dummies on every CPU even for a task
  * target; here a task target keeps its switch records on the tracking
  * event (per task, as perf does where CPU-wide events are refused) and has
- * no text_poke. Only Intel PT's were checked against perf itself
- * (tests/qemu/aux-oracle.sh); perf on x86 has no CoreSight or SPE ones.
+ * no text_poke; and with -C on some CPUs, perf's tracking dummy goes on
+ * every CPU (need_system_wide_tracking: a traced task may run elsewhere),
+ * ours on the -C CPUs, as the evlist has one CPU list for all its events.
+ * Only Intel PT's options were checked against perf itself
+ * (tests/qemu/aux-oracle.sh): perf on x86 has no CoreSight or SPE ones.
  */
 static int add_aux_tracking(struct evlist *l, const struct record_opts *o)
 {
