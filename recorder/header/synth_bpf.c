@@ -597,6 +597,18 @@ void synth_bpf_env__release(struct synth_bpf_env *e)
 }
 
 /*
+ * Programs that run through a trampoline (fentry/fexit/fmod_ret, LSM,
+ * freplace, struct_ops: bpf_trampoline_N) or the XDP dispatcher
+ * (bpf_dispatcher_xdp): with none loaded, kallsyms has no image of theirs.
+ */
+static bool prog_type__has_image(uint32_t type)
+{
+	return type == BPF_PROG_TYPE_TRACING || type == BPF_PROG_TYPE_LSM ||
+	       type == BPF_PROG_TYPE_EXT || type == BPF_PROG_TYPE_STRUCT_OPS ||
+	       type == BPF_PROG_TYPE_XDP;
+}
+
+/*
  * Every loaded program. A program that cannot be described (gone
  * meanwhile, not JITed, BTF unreadable) is skipped where perf stops the
  * whole walk; EPERM (no CAP_SYS_ADMIN) and EINVAL (a kernel without the
@@ -606,29 +618,37 @@ int synth__bpf_programs(struct synth *s, bool bpf_event)
 {
 	union bpf_attr a;
 	uint32_t id = 0;
+	bool images = false;
 	int ret = 0;
 
+	s->no_bpf_images = false;
 	for (;;) {
 		struct bpf_prog_desc p;
 		int fd;
 
 		memset(&a, 0, sizeof(a));
 		a.start_id = id;
-		if (sys_bpf(BPF_PROG_GET_NEXT_ID, &a))
+		if (sys_bpf(BPF_PROG_GET_NEXT_ID, &a)) {
+			/* ENOENT: the end of a whole list */
+			s->no_bpf_images = errno == ENOENT && !images;
 			return errno == ENOENT || errno == EPERM || errno == EINVAL ||
 				       errno == ENOSYS
 				   ? 0
 				   : -errno;
+		}
 		id = a.next_id;
 		fd = id_to_fd(BPF_PROG_GET_FD_BY_ID, id);
-		if (fd < 0)
+		if (fd < 0) {
+			images = true; /* gone, or not ours to read: its type unknown */
 			continue;
+		}
 		ret = bpf_prog_desc__read(&p, fd);
 		close(fd);
 		if (ret == -EOPNOTSUPP || ret == -ENOMEM) {
 			bpf_prog_desc__release(&p);
 			return ret == -ENOMEM ? ret : 0; /* too old a kernel: nothing to say */
 		}
+		images |= ret || prog_type__has_image(p.info->type);
 		/* A program that cannot be described is skipped: ret 0 */
 		if (!ret) {
 			ret = bpf_prog_desc__emit(s, &p, bpf_event);
@@ -675,6 +695,8 @@ int synth__bpf_images(struct synth *s)
 	int ret = 0;
 	FILE *f;
 
+	if (s->no_bpf_images)
+		return 0;
 	if (snprintf(path, sizeof(path), "%s/kallsyms", synth__proc(s)) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
 	f = fopen(path, "re");

@@ -755,10 +755,52 @@ static void test_bpf_images_fake(void **state)
 	assert_int_equal(k->addr, 0xffffffffc0003000ull);
 	check_name(fx, &k->header, offsetof(struct ksymbol_rec, name), "bpf_dispatcher_xdp");
 	assert_null(next_rec(&fx->buf, &k->header));
+	/* no program that could have an image (synth__bpf_programs said so): kallsyms unread */
+	fx->s.no_bpf_images = true;
+	assert_int_equal(synth__bpf_images(&fx->s), 0);
+	assert_int_equal(count_type(&fx->buf, PERF_RECORD_KSYMBOL), 2);
+	fx->s.no_bpf_images = false;
 	/* no kallsyms: nothing, and no error (the programs are described already) */
 	unlink(strcat(fx->proc, "/kallsyms"));
 	assert_int_equal(synth__bpf_images(&fx->s), 0);
 	assert_int_equal(count_type(&fx->buf, PERF_RECORD_KSYMBOL), 2);
+}
+
+/*
+ * synth__bpf_programs says kallsyms can hold no trampoline or dispatcher
+ * image only when no listed program could have one: never with an XDP
+ * program loaded, and never for a list with such a program in it.
+ */
+static void test_bpf_images_needed(void **state)
+{
+	struct fixture *fx = *state;
+	struct synth_bpf_env env = {0};
+	uint32_t id = 0;
+	char name[16];
+	int fd;
+
+	snprintf(name, sizeof(name), "srxdp%d", (int)getpid() % 100000);
+	fd = unit_bpf_load_type(name, BPF_PROG_TYPE_XDP, &id);
+	if (fd == -EPERM || fd == -EACCES)
+		skip();
+	assert_true(fd >= 0);
+	fx->s.no_bpf_images = true;
+	assert_int_equal(synth__bpf_programs(&fx->s, true), 0);
+	assert_false(fx->s.no_bpf_images);
+	close(fd);
+	/* without it: whatever the machine runs, never "none" beside one that has an image */
+	fx->s.bpf_env = &env;
+	assert_int_equal(synth__bpf_programs(&fx->s, true), 0);
+	for (size_t i = 0; fx->s.no_bpf_images && i < env.nr_progs; i++) {
+		struct bpf_prog_info info;
+
+		memcpy(&info, (const char *)env.progs[i].bpil + 16, sizeof(info.type));
+		assert_true(info.type != BPF_PROG_TYPE_TRACING && info.type != BPF_PROG_TYPE_LSM &&
+			    info.type != BPF_PROG_TYPE_EXT &&
+			    info.type != BPF_PROG_TYPE_STRUCT_OPS && info.type != BPF_PROG_TYPE_XDP);
+	}
+	synth_bpf_env__release(&env);
+	fx->s.bpf_env = NULL;
 }
 
 /* The KSYMBOL of the sub-program named bpf_prog_<tag>_@name. */
@@ -937,6 +979,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_cpu_map, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_finished_init, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bpf_images_fake, setup_fake, teardown),
+	    cmocka_unit_test_setup_teardown(test_bpf_images_needed, setup_fake, teardown),
 	    cmocka_unit_test(test_btf_name),
 	    cmocka_unit_test_setup_teardown(test_bpf_env_real, setup, teardown),
 	};

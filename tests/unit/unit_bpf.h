@@ -13,8 +13,12 @@
 #include <linux/bpf.h>
 #include <sys/syscall.h>
 
-/* A socket filter of our own (r0 = 0; exit), named @name: its fd, or -errno. */
-static inline int unit_bpf_load(const char *name, uint32_t *id)
+/*
+ * A program of type @type of our own (r0 = 0; exit: a socket filter that
+ * drops, an XDP program that aborts), named @name, not attached: its fd,
+ * or -errno.
+ */
+static inline int unit_bpf_load_type(const char *name, uint32_t type, uint32_t *id)
 {
 	static const struct bpf_insn prog[] = {
 	    {.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0},
@@ -25,7 +29,7 @@ static inline int unit_bpf_load(const char *name, uint32_t *id)
 	int fd;
 
 	memset(&a, 0, sizeof(a));
-	a.prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
+	a.prog_type = type;
 	a.insns = (uintptr_t)prog;
 	a.insn_cnt = 2;
 	a.license = (uintptr_t) "GPL";
@@ -41,6 +45,12 @@ static inline int unit_bpf_load(const char *name, uint32_t *id)
 	assert_int_equal(syscall(__NR_bpf, BPF_OBJ_GET_INFO_BY_FD, &a, sizeof(a)), 0);
 	*id = info.id;
 	return fd;
+}
+
+/* A socket filter of our own (r0 = 0; exit), named @name: its fd, or -errno. */
+static inline int unit_bpf_load(const char *name, uint32_t *id)
+{
+	return unit_bpf_load_type(name, BPF_PROG_TYPE_SOCKET_FILTER, id);
 }
 
 #endif
