@@ -35,8 +35,13 @@ def names(path):
 def info(path):
     """AUXTRACE_INFO's fields as perf report -D prints them, without the
     record's own offset and size line."""
-    return [line.strip() for line in open(path, errors="replace")
-            if line.startswith("  ") and line.strip()]
+    res = []
+    for line in open(path, errors="replace"):
+        if not line.strip() and res:
+            break  # the record's dump ends; what follows is report's tally
+        if line.startswith("  ") and line.strip():
+            res.append(line.strip())
+    return res
 
 
 def diff(a, b):
