@@ -37,6 +37,13 @@ enum {
 	PT_PRIV_MAX, /* 17 */
 };
 
+/*
+ * perf 6.1 appends one u64 after the filter string (or after priv[16] if
+ * there is none): caps/event_trace, which its reader prints as "Cap Event
+ * Trace" when the record is long enough to hold it.
+ */
+#define PT_EVENT_TRACE_BYTES 8
+
 enum { BTS_PMU_TYPE, BTS_TIME_SHIFT, BTS_TIME_MULT, BTS_TIME_ZERO, BTS_CAP_USER_TIME_ZERO,
        BTS_SNAPSHOT_MODE, BTS_PRIV_MAX };
 
@@ -73,7 +80,7 @@ static void intel_pt__fill(const struct aux_info_params *p, uint64_t *priv)
 {
 	struct clock_conv tc;
 	uint32_t n = 0, d = 0;
-	uint64_t ratio = 0;
+	uint64_t ratio = 0, event_trace = 0;
 
 	clock__read_conv(p->pc, &tc);
 	aux_cpuid__tsc_ctc(&n, &d);
@@ -97,6 +104,8 @@ static void intel_pt__fill(const struct aux_info_params *p, uint64_t *priv)
 	priv[PT_FILTER_STR_LEN] = p->filter ? strlen(p->filter) : 0;
 	if (p->filter)
 		strcpy((char *)&priv[PT_PRIV_MAX], p->filter); /* zeroed and sized by the caller */
+	sysfs__u64(p, "caps/event_trace", &event_trace);
+	priv[PT_PRIV_MAX + filter_bytes(p->filter) / 8] = event_trace;
 }
 
 static void intel_bts__fill(const struct aux_info_params *p, uint64_t *priv)
@@ -359,7 +368,8 @@ long aux_info__build(const struct aux_info_params *p, void *buf, size_t cap)
 	enum aux_type type = aux_pmu__type(p->pmu);
 	size_t nr = type == AUX_TYPE_INTEL_PT ? PT_PRIV_MAX : type == AUX_TYPE_INTEL_BTS ?
 		    BTS_PRIV_MAX : 2;
-	size_t len = INFO_HDR + nr * 8 + (type == AUX_TYPE_INTEL_PT ? filter_bytes(p->filter) : 0);
+	size_t len = INFO_HDR + nr * 8 +
+		     (type == AUX_TYPE_INTEL_PT ? filter_bytes(p->filter) + PT_EVENT_TRACE_BYTES : 0);
 	uint64_t *priv;
 
 	if (type == AUX_TYPE_UNKNOWN)

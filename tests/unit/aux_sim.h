@@ -176,7 +176,7 @@ static inline void aux_sim_write_header(struct aux_sim *sim, bool snapshot)
 	ev.attr.sample_id_all = 1;
 	ev.attr.exclude_kernel = 1; /* no kernel maps: perf would warn they are restricted */
 	len = aux_info__build(&ip, info, sizeof(info));
-	assert_int_equal(len, 16 + 17 * 8);
+	assert_int_equal(len, 16 + 17 * 8 + 8); /* + caps/event_trace */
 	if (snapshot) {
 		memcpy(priv, info + 16, sizeof(priv));
 		assert_int_equal(priv[8], 1); /* perf's INTEL_PT_SNAPSHOT_MODE */

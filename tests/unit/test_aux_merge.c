@@ -207,17 +207,27 @@ static void test_zstd(void **state)
 	run(1);
 }
 
-/* Layouts of AUXTRACE_INFO: perf 6.1's sizes, types, and no record for unknown PMUs. */
+/*
+ * Layouts of AUXTRACE_INFO: perf 6.1's sizes, types, and no record for
+ * unknown PMUs. Intel PT's caps/event_trace goes in one u64 after the
+ * filter string (after priv[16] without one), where perf 6.1's
+ * intel_pt_process_auxtrace_info reads "Cap Event Trace".
+ */
 static void test_info_layouts(void **state)
 {
+	char root[] = "/tmp/test_aux_merge.XXXXXX";
 	unsigned char buf[512];
 	struct aux_info_params p = {.pmu = "intel_pt", .pmu_type = 9, .filter = "filter main",
 				    .have_sched_switch = 3, .snapshot = true, .per_cpu = true};
 	uint32_t type;
-	uint64_t priv[18];
+	uint64_t priv[20];
 
 	(void)state;
-	assert_int_equal(aux_info__build(&p, buf, sizeof(buf)), 16 + 17 * 8 + 16);
+	assert_non_null(mkdtemp(root));
+	unit_put_intel_pt(root);
+	unit_put_file(root, "sys/bus/event_source/devices/intel_pt/caps/event_trace", "1\n");
+	p.sysfs_root = root;
+	assert_int_equal(aux_info__build(&p, buf, sizeof(buf)), 16 + 17 * 8 + 16 + 8);
 	memcpy(&type, buf + 8, 4);
 	memcpy(priv, buf + 16, sizeof(priv));
 	assert_int_equal(type, AUX_TYPE_INTEL_PT);
@@ -228,7 +238,15 @@ static void test_info_layouts(void **state)
 	assert_int_equal(priv[9], 1);
 	assert_int_equal(priv[16], strlen("filter main"));
 	assert_string_equal((char *)(buf + 16 + 17 * 8), "filter main");
+	assert_int_equal(priv[17 + 2], 1);
 	assert_int_equal(aux_info__build(&p, buf, 100), -ENOSPC);
+	p.filter = NULL;
+	assert_int_equal(aux_info__build(&p, buf, sizeof(buf)), 16 + 17 * 8 + 8);
+	memcpy(priv, buf + 16, 18 * 8);
+	assert_int_equal(priv[16], 0);
+	assert_int_equal(priv[17], 1);
+	unit_rmtree(root);
+	p.sysfs_root = NULL;
 	p.pmu = "intel_bts";
 	assert_int_equal(aux_info__build(&p, buf, sizeof(buf)), 16 + 6 * 8);
 	p.pmu = "arm_spe_0";
