@@ -63,20 +63,21 @@ static uint64_t budget_pages(const struct membudget_limits *l)
 	return free_pages + l->rlimit / l->page_size;
 }
 
-static bool fits(const struct membudget_limits *l, uint64_t pages, size_t nr_rings)
+static bool fits(const struct membudget_limits *l, uint64_t pages, uint64_t aux_pages,
+		 size_t nr_rings)
 {
 	uint64_t budget = budget_pages(l);
 
-	return budget == UINT64_MAX || (pages + 1) * nr_rings <= budget;
+	return budget == UINT64_MAX || (pages + 1 + aux_pages) * nr_rings <= budget;
 }
 
-size_t membudget__max_pages(const struct membudget_limits *l, size_t nr_rings)
+size_t membudget__max_pages(const struct membudget_limits *l, size_t aux_pages, size_t nr_rings)
 {
 	uint64_t pages = MEMBUDGET_MAX_PAGES;
 
 	if (!nr_rings)
 		return pages;
-	while (pages && !fits(l, pages, nr_rings))
+	while (pages && !fits(l, pages, aux_pages, nr_rings))
 		pages >>= 1;
 	return pages;
 }
@@ -93,35 +94,46 @@ static const char *fmt_bytes(uint64_t b, char *buf, size_t len)
 	return buf;
 }
 
-int membudget__check(const struct membudget_limits *l, size_t pages, size_t nr_rings, char *err,
-		     size_t errlen)
+/* "-m 128" or, with AUX areas, "-m 64,32" */
+static const char *fmt_m(size_t pages, size_t aux_pages, char *buf, size_t len)
 {
-	uint64_t need = (uint64_t)(pages + 1) * l->page_size, allow;
-	char need_s[32], total_s[32], allow_s[32], fit[64] = "nothing fits";
+	if (aux_pages)
+		snprintf(buf, len, "-m %zu,%zu", pages, aux_pages);
+	else
+		snprintf(buf, len, "-m %zu", pages);
+	return buf;
+}
+
+int membudget__check(const struct membudget_limits *l, size_t pages, size_t aux_pages,
+		     size_t nr_rings, char *err, size_t errlen)
+{
+	uint64_t need = (uint64_t)(pages + 1 + aux_pages) * l->page_size, allow;
+	char need_s[32], total_s[32], allow_s[32], m[48], fit[80] = "nothing fits";
 	size_t max;
 
-	if (!nr_rings || fits(l, pages, nr_rings))
+	if (!nr_rings || fits(l, pages, aux_pages, nr_rings))
 		return 0;
 	allow = budget_pages(l) * l->page_size / nr_rings;
-	max = membudget__max_pages(l, nr_rings);
+	max = membudget__max_pages(l, aux_pages, nr_rings);
 	if (max)
-		snprintf(fit, sizeof(fit), "use -m %zu or less", max);
+		snprintf(fit, sizeof(fit), "use %s or less", fmt_m(max, aux_pages, m, sizeof(m)));
 	snprintf(err, errlen,
-		 "-m %zu needs %s of locked memory per CPU (%s for %zu CPUs); "
+		 "%s needs %s of locked memory per CPU (%s for %zu CPUs); "
 		 "perf_event_mlock_kb=%" PRIu64 " and RLIMIT_MEMLOCK=%" PRIu64 " KiB allow %s "
 		 "per CPU: %s, or raise kernel.perf_event_mlock_kb / ulimit -l, or grant "
 		 "CAP_IPC_LOCK",
-		 pages, fmt_bytes(need, need_s, sizeof(need_s)),
+		 fmt_m(pages, aux_pages, m, sizeof(m)), fmt_bytes(need, need_s, sizeof(need_s)),
 		 fmt_bytes(need * nr_rings, total_s, sizeof(total_s)), nr_rings, l->mlock_kb,
 		 l->rlimit >> 10, fmt_bytes(allow, allow_s, sizeof(allow_s)), fit);
 	return -EPERM;
 }
 
-int membudget__check_self(size_t pages, size_t nr_rings, char *err, size_t errlen)
+int membudget__check_self(size_t pages, size_t aux_pages, size_t nr_rings, char *err,
+			  size_t errlen)
 {
 	struct membudget_limits l;
 
 	if (membudget__read_limits(&l))
 		return 0;
-	return membudget__check(&l, pages, nr_rings, err, errlen);
+	return membudget__check(&l, pages, aux_pages, nr_rings, err, errlen);
 }

@@ -4,8 +4,8 @@
  * that a too large -m fails with one line saying what fits, instead of an
  * EPERM from the Nth mmap.
  *
- * The kernel's perf_mmap() accounting: every ring costs 1 + data pages.
- * Per user, perf_event_mlock_kb * online CPUs are free; the excess is
+ * The kernel's perf_mmap() accounting: every ring costs 1 + data pages,
+ * and its AUX area, if any, its pages (same user count). Per user, perf_event_mlock_kb * online CPUs are free; the excess is
  * charged to the process's RLIMIT_MEMLOCK. CAP_IPC_LOCK, or
  * perf_event_paranoid == -1, lifts the limit.
  */
@@ -31,19 +31,22 @@ struct membudget_limits {
 int membudget__read_limits(struct membudget_limits *l);
 /*
  * Largest power-of-two data page count per ring that fits for @nr_rings
- * rings, capped at 2^30; 0 when not even one page fits.
+ * rings with AUX areas of @aux_pages (0: none), capped at 2^30; 0 when not
+ * even one page fits.
  */
-size_t membudget__max_pages(const struct membudget_limits *l, size_t nr_rings);
+size_t membudget__max_pages(const struct membudget_limits *l, size_t aux_pages, size_t nr_rings);
 /*
- * 0 when @nr_rings rings of @pages data pages fit in @l; else -EPERM with
- * one line in @err naming the -m that fits and what to raise.
+ * 0 when @nr_rings rings of @pages data pages and @aux_pages AUX pages fit
+ * in @l; else -EPERM with one line in @err naming the -m that fits and
+ * what to raise.
  */
-int membudget__check(const struct membudget_limits *l, size_t pages, size_t nr_rings, char *err,
-		     size_t errlen);
+int membudget__check(const struct membudget_limits *l, size_t pages, size_t aux_pages,
+		     size_t nr_rings, char *err, size_t errlen);
 /*
  * membudget__check() against this process's limits; 0 when they cannot be
  * read (the mmap will then report any failure).
  */
-int membudget__check_self(size_t pages, size_t nr_rings, char *err, size_t errlen);
+int membudget__check_self(size_t pages, size_t aux_pages, size_t nr_rings, char *err,
+			  size_t errlen);
 
 #endif

@@ -365,7 +365,7 @@ static void print_loss_advice(struct session *s, const struct merge_stats *ms)
 {
 	struct loss_advice a = {.samples = ms->samples, .lost_samples = ms->lost_samples,
 				.lost_records = ms->lost_records, .hw = {.cpu = -1},
-				.start = UINT64_MAX, .mmap_pages = s->o->mmap_pages,
+				.start = UINT64_MAX, .mmap_pages = s->evl.data_pages,
 				.nr_writers = s->nr_writers, .nr_cpus = s->evl.nr_cpus,
 				.rt_prio = session__rt_prio(s)};
 	char buf[512];
@@ -681,7 +681,7 @@ static void session__release(struct session *s)
 
 static int session__dry_run(struct session *s)
 {
-	plan__print(&s->plan, s->topo, s->o->mmap_pages * sysconf(_SC_PAGESIZE), stdout);
+	plan__print(&s->plan, s->topo, s->evl.data_pages * sysconf(_SC_PAGESIZE), stdout);
 	return 0;
 }
 
@@ -840,10 +840,11 @@ static int session__setup(struct session *s)
 	if (ret)
 		return ret;
 	privs__raise(PRIVS_F(PRIVS_IPC_LOCK)); /* membudget asks the effective set */
-	ret = membudget__check_self(s->o->mmap_pages, s->evl.nr_cpus, s->err, sizeof(s->err));
+	ret = membudget__check_self(s->evl.data_pages, s->evl.aux_pages, s->evl.nr_cpus, s->err,
+				    sizeof(s->err));
 	privs__lower();
 	if (!ret)
-		ret = privs__open_events(&s->evl, s->o->mmap_pages, s->err, sizeof(s->err));
+		ret = privs__open_events(&s->evl, s->evl.data_pages, s->err, sizeof(s->err));
 	if (!ret)
 		ret = session__clock_setup(s);
 	if (!ret)

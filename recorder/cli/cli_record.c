@@ -508,6 +508,7 @@ static int record_opts__apply(struct record_opts *o, int c, const char *arg, cha
 	case 'm':
 		if (parse_mmap_pair(arg, &o->mmap_pages, &o->aux_pages))
 			BAD("-m: '%s' is not a power-of-two page count or size (DATA[,AUX])", arg);
+		o->mmap_pages_set = *arg != ',';
 		break;
 	case OPT_THREADS: o->threads = arg ? arg : "cpu"; break;
 	case OPT_KEEP_SHARDS: o->keep_shards = true; break;

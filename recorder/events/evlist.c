@@ -168,19 +168,41 @@ static void aux_event_attr(struct evparse_event *ev, const struct record_opts *o
 }
 
 /*
- * perf's *_recording_options without -m ...,AUX: 4 MiB per CPU where the
- * user may trace beyond perf_event_paranoid (perf_event_paranoid_check(-1):
- * CAP_PERFMON, CAP_SYS_ADMIN or a paranoid of -1), else 128 KiB.
+ * perf's perf_event_paranoid_check(-1), which picks its AUX defaults:
+ * CAP_PERFMON, CAP_SYS_ADMIN or a paranoid of -1.
  */
-static size_t aux_default_pages(void)
+static bool aux_privileged(void)
 {
 	struct privs_env env;
-	size_t bytes = 128U << 10;
 
 	privs__env_read(&env);
-	if (env.paranoid <= -1 || (env.held & (PRIVS_F(PRIVS_PERFMON) | PRIVS_F(PRIVS_SYS_ADMIN))))
-		bytes = 4U << 20;
+	return env.paranoid <= -1 ||
+	       (env.held & (PRIVS_F(PRIVS_PERFMON) | PRIVS_F(PRIVS_SYS_ADMIN)));
+}
+
+/* perf's *_recording_options without -m ...,AUX: 4 MiB per CPU privileged, else 128 KiB. */
+static size_t aux_default_pages(void)
+{
+	size_t bytes = aux_privileged() ? 4U << 20 : 128U << 10;
+
 	return bytes / sysconf(_SC_PAGESIZE);
+}
+
+/*
+ * The data rings' pages: -m's, but as perf 6.1's *_recording_options, an
+ * unprivileged AUX recording given neither -m DATA nor an AUX size gets
+ * 256 KiB beside its 128 KiB AUX areas, so that both fit in the 516 KiB a
+ * CPU that perf_event_mlock_kb frees (a 512 KiB ring would not).
+ */
+static size_t evlist__data_pages(const struct evlist *l, const struct record_opts *o)
+{
+	bool aux = false;
+
+	for (size_t i = 0; i < l->nr; i++)
+		aux |= evsel__is_aux(&l->evsel[i]);
+	if (!aux || o->mmap_pages_set || o->aux_pages || aux_privileged())
+		return o->mmap_pages;
+	return (256U << 10) / sysconf(_SC_PAGESIZE);
 }
 
 /*
@@ -266,7 +288,7 @@ static int evlist__clock(struct evlist *l, const struct record_opts *o, char *er
 int evlist__configure(struct evlist *l, const struct record_opts *o, char *err, size_t errlen)
 {
 	struct evparse_opts po = {.sysfs_root = o->sysfs_root};
-	size_t ring_bytes = o->mmap_pages * sysconf(_SC_PAGESIZE);
+	size_t ring_bytes;
 	unsigned div;
 	int ret;
 
@@ -300,6 +322,8 @@ int evlist__configure(struct evlist *l, const struct record_opts *o, char *err, 
 	ret = evlist__clock(l, o, err, errlen);
 	if (ret)
 		return ret;
+	l->data_pages = evlist__data_pages(l, o);
+	ring_bytes = l->data_pages * sysconf(_SC_PAGESIZE);
 	for (size_t i = 0; i < l->nr; i++)
 		configure_attr(&l->evsel[i], o, i == 0, l->clockid, ring_bytes / div);
 	ret = sample_config__apply(l, o, err, errlen);

@@ -63,6 +63,7 @@ struct evlist {
 	 * default, CLOCK_PERF (no use_clockid) with an AUX area event.
 	 */
 	clockid_t clockid;
+	size_t data_pages;    /* data ring size in pages: -m's, or perf's for unprivileged AUX */
 	size_t aux_pages;     /* AUX area size in pages, 0 = no AUX event (no AUX areas) */
 	int aux_evsel;        /* index of the AUX event, -1 if none */
 	bool aux_snapshot;    /* -S: AUX areas in overwrite mode, read on request */

@@ -59,6 +59,7 @@ struct record_opts {
 	uint32_t max_stack;  /* --call-graph fp,N: attr.sample_max_stack, 0 = the kernel's */
 	bool sample_cpu;     /* --sample-cpu */
 	size_t mmap_pages;   /* -m, data pages per CPU ring */
+	bool mmap_pages_set; /* -m DATA was given (not -m ,AUX alone) */
 	size_t aux_pages;    /* -m DATA,AUX: AUX area pages per CPU for AUX events, 0 = default */
 	const char *threads; /* --threads; NULL: auto with real-time writers, else one per CPU */
 	bool keep_shards;

@@ -30,6 +30,10 @@
 
 #include "unit_util.h"
 #include "recorder/util/clock.h"
+#include "recorder/util/fs.h"
+
+#include <sys/capability.h>
+#include <sys/wait.h>
 
 static char err[512];
 
@@ -691,6 +695,97 @@ static void test_aux_tracking(void **state)
 	unit_rmtree(root);
 }
 
+/*
+ * The data and AUX sizes of an intel_pt// recording without -m, in a child
+ * whose capabilities are all dropped when @unprivileged: {data, aux} pages
+ * for no -m, -m 128 (DATA given) and -m ,16 (AUX given), through a pipe.
+ */
+static void aux_sizes(const char *sysfs_root, bool unprivileged, size_t out[6])
+{
+	struct record_opts o[3] = {{.aux_pages = 0}, {.mmap_pages_set = true}, {.aux_pages = 16}};
+	int fds[2], status;
+	pid_t pid;
+
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		cap_t none = cap_init();
+		size_t v[6] = {0};
+		struct evlist l;
+
+		if (unprivileged && (!none || cap_set_proc(none)))
+			_exit(2);
+		for (int i = 0; i < 3; i++) {
+			o[i].sysfs_root = sysfs_root;
+			if (configure(&l, &o[i], "intel_pt//"))
+				_exit(3);
+			v[2 * i] = l.data_pages;
+			v[2 * i + 1] = l.aux_pages;
+			evlist__release(&l);
+		}
+		_exit(write(fds[1], v, sizeof(v)) == sizeof(v) ? 0 : 4);
+	}
+	close(fds[1]);
+	assert_int_equal(read(fds[0], out, 6 * sizeof(size_t)), 6 * sizeof(size_t));
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_int_equal(status, 0);
+}
+
+/*
+ * perf 6.1's AUX sizes: 4 MiB areas beside -m's data rings with
+ * CAP_PERFMON; without it 128 KiB areas and, unless -m gives a size,
+ * 256 KiB data rings, so that both fit in perf_event_mlock_kb's 516 KiB.
+ */
+static void test_aux_sizes(void **state)
+{
+	char root[] = "/tmp/test_sample_opts.XXXXXX";
+	size_t page = sysconf(_SC_PAGESIZE), v[6];
+
+	(void)state;
+	if (getuid() || sysctl__read_kernel("perf_event_paranoid", 2) < 0)
+		skip(); /* root's capabilities to drop, and a paranoid that needs them */
+	assert_non_null(mkdtemp(root));
+	unit_put_intel_pt(root);
+	aux_sizes(root, false, v);
+	assert_int_equal(v[0], 128);
+	assert_int_equal(v[1], (4 << 20) / page);
+	assert_int_equal(v[5], 16);
+	aux_sizes(root, true, v);
+	assert_int_equal(v[0], (256 << 10) / page);
+	assert_int_equal(v[1], (128 << 10) / page);
+	/* -m 128: perf keeps the given data size */
+	assert_int_equal(v[2], 128);
+	assert_int_equal(v[3], (128 << 10) / page);
+	/* -m ,16: an AUX size given, perf's 512 KiB default data ring */
+	assert_int_equal(v[4], 128);
+	assert_int_equal(v[5], 16);
+	unit_rmtree(root);
+}
+
+/* -m DATA[,AUX]: which of the two the user gave. */
+static void test_mmap_given(void **state)
+{
+	static const struct {
+		const char *arg;
+		size_t data, aux;
+		bool set;
+	} cases[] = {{"64", 64, 0, true}, {"64,16", 64, 16, true}, {",16", 128, 16, false},
+		     {"1M,64K", 256, 16, true}};
+	struct record_opts o;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *argv[] = {"record", "-a", "-m", (char *)cases[i].arg, NULL};
+
+		assert_int_equal(record_opts__parse_args(&o, 4, argv, err, sizeof(err)), 0);
+		assert_int_equal(o.mmap_pages, cases[i].data);
+		assert_int_equal(o.aux_pages, cases[i].aux);
+		assert_int_equal(o.mmap_pages_set, cases[i].set);
+	}
+}
+
 /* ---- tracing data from a fake tracefs ---- */
 
 static char root[64];
@@ -842,6 +937,8 @@ int main(void)
 	    cmocka_unit_test(test_other_terms),
 	    cmocka_unit_test(test_tracking_dummy),
 	    cmocka_unit_test(test_aux_tracking),
+	    cmocka_unit_test(test_aux_sizes),
+	    cmocka_unit_test(test_mmap_given),
 	    cmocka_unit_test_setup_teardown(test_tracing_data, tracefs_setup, tracefs_teardown),
 	};
 
