@@ -7,15 +7,21 @@
  * dummy in place of the fake PMU's events and gives their AUX area mmaps
  * plain memory, so that each recorder opens all its events and records.
  * Both call perf_event_open through libc's syscall(), which this replaces.
+ * It also logs the size of every mmap of an event fd (a data ring at
+ * offset 0, else an AUX area), and with $ATTRSHIM_UID set the process
+ * becomes that user before anything else runs (a user without
+ * capabilities, for perf's unprivileged defaults).
  */
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <linux/perf_event.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -25,12 +31,18 @@ static void field(FILE *f, const char *name, unsigned long long v)
 		fprintf(f, " %s=%#llx", name, v);
 }
 
-static void log_attr(const struct perf_event_attr *a, long pid, long cpu, long group, long flags)
+static FILE *log_open(void)
 {
 	const char *path = getenv("ATTRSHIM_OUT");
-	FILE *f;
 
-	if (!path || !(f = fopen(path, "a")))
+	return path ? fopen(path, "a") : NULL;
+}
+
+static void log_attr(const struct perf_event_attr *a, long pid, long cpu, long group, long flags)
+{
+	FILE *f = log_open();
+
+	if (!f)
 		return;
 	fprintf(f, "pid=%ld cpu=%ld group=%s flags=%#lx", pid, cpu, group < 0 ? "-1" : "fd", flags);
 	field(f, "type", a->type);
@@ -56,20 +68,56 @@ static void log_attr(const struct perf_event_attr *a, long pid, long cpu, long g
 }
 
 static char fake_fd[4096]; /* fds opened as dummies in place of a fake AUX PMU */
+static char event_fd[4096]; /* fds perf_event_open returned */
+
+/*
+ * $ATTRSHIM_UID: that user, no supplementary groups, before main(). The
+ * change of credentials makes the process undumpable, and then the
+ * kernel's ptrace check refuses this user's perf_event_open on its own
+ * workload: a user who logged in is dumpable, so this one is made so.
+ */
+__attribute__((constructor)) static void become_user(void)
+{
+	const char *uid = getenv("ATTRSHIM_UID");
+
+	if (uid && *uid && getuid() == 0 &&
+	    (setgroups(0, NULL) || setgid(atoi(uid)) || setuid(atoi(uid)) ||
+	     prctl(PR_SET_DUMPABLE, 1))) {
+		perror("attrshim: ATTRSHIM_UID");
+		_exit(126);
+	}
+}
 
 /* The AUX area of a fake fd (any mmap at a non-zero offset): plain memory. */
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	static void *(*real)(void *, size_t, int, int, int, off_t);
+	FILE *f;
 
 	if (!real)
 		real = (void *(*)(void *, size_t, int, int, int, off_t))dlsym(RTLD_NEXT, "mmap");
+	if (fd >= 0 && fd < 4096 && event_fd[fd] && (f = log_open())) {
+		fprintf(f, "ring=%s len=%#zx\n", off ? "aux" : "data", len);
+		fclose(f);
+	}
 	if (fd >= 0 && fd < 4096 && fake_fd[fd] && off)
 		return real(addr, len, prot, (flags & ~MAP_SHARED) | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	return real(addr, len, prot, flags, fd, off);
 }
 void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 	__attribute__((alias("mmap")));
+
+/* A closed fd's number may come back as a file: no longer an event. */
+int close(int fd)
+{
+	static int (*real)(int);
+
+	if (!real)
+		real = (int (*)(int))dlsym(RTLD_NEXT, "close");
+	if (fd >= 0 && fd < 4096)
+		fake_fd[fd] = event_fd[fd] = 0;
+	return real(fd);
+}
 
 long syscall(long nr, ...)
 {
@@ -85,6 +133,7 @@ long syscall(long nr, ...)
 	va_end(ap);
 	if (nr == __NR_perf_event_open) {
 		struct perf_event_attr *at = (void *)a[0], c;
+		long fd;
 
 		log_attr(at, a[1], a[2], a[3], a[4]);
 		if (at->type == 8) {
@@ -95,12 +144,15 @@ long syscall(long nr, ...)
 			c.config = PERF_COUNT_SW_DUMMY;
 			c.aux_watermark = 0;
 			c.aux_sample_size = 0;
-			long fd = real(nr, &c, a[1], a[2], a[3], a[4]);
-
+			fd = real(nr, &c, a[1], a[2], a[3], a[4]);
 			if (fd >= 0 && fd < 4096)
-				fake_fd[fd] = 1;
+				fake_fd[fd] = event_fd[fd] = 1;
 			return fd;
 		}
+		fd = real(nr, a[0], a[1], a[2], a[3], a[4]);
+		if (fd >= 0 && fd < 4096)
+			event_fd[fd] = 1;
+		return fd;
 	}
 	return real(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }

@@ -10,6 +10,9 @@
 # events and write its file. For each command line (cases below):
 #
 # - both record (exit 0);
+# - the data rings and AUX areas have perf's sizes (attrshim logs the
+#   mmaps): privileged, and as a plain user (the user case: uid 65534,
+#   perf_event_paranoid 2), where perf halves the data ring;
 # - CPU-wide (-a, -C): shardrec opens the events perf opens, in perf's
 #   order, attr for attr (CPU 0's opens from the AUX event on, as many as
 #   the file's events), and `perf evlist` names the same events. Allowed:
@@ -42,13 +45,15 @@ QEMU_TIMEOUT=${QEMU_TIMEOUT:-600}
 
 # name|record arguments: kernel and user traced (a text_poke dummy), user
 # space only on a CPU list, snapshot mode, no timestamps (no switch
-# records), a command. About 10 s each in the guest.
+# records), a command, a command recorded by a plain user. About 10 s
+# each in the guest.
 cat >"$TMP/cases" <<'EOF'
 a|-e intel_pt// -a
 uc|-e intel_pt//u -C 0,1
 S|-e intel_pt// -S -a
 notsc|-e intel_pt/tsc=0/u -a
 w|-e intel_pt//
+user|-e intel_pt//u
 EOF
 
 root=$TMP/root
@@ -68,24 +73,31 @@ grep -v '^#' /intel_pt-pmu.txt | while read -r f v; do
 	echo "$v" >"/tmp/devs/intel_pt/$f"
 done
 mount -o bind /tmp/devs /sys/bus/event_source/devices
+# Debian's kernel says 3 (no perf_event_open for users); the user case
+# needs upstream's default.
+echo 2 >/proc/sys/kernel/perf_event_paranoid
+chmod 1777 /tmp/w /tmp/out
 echo "GUEST: clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 test_clock >/tmp/out/clock.txt 2>&1
 echo "GUEST: test_clock exit $?"
 cd /tmp/w
 while IFS='|' read -r name args; do
+	# the user case: a plain user's files, which perf reads as root with -f
+	uid= force=
+	[ "$name" = user ] && uid=65534 force=-f
 	for tool in perf shardrec; do
 		rm -rf /tmp/w/*
-		ATTRSHIM_OUT=/tmp/out/$name.$tool.attrs LD_PRELOAD=/bin/attrshim.so \
+		ATTRSHIM_UID=$uid ATTRSHIM_OUT=/tmp/out/$name.$tool.attrs LD_PRELOAD=/bin/attrshim.so \
 			$tool record $args -o $tool.data -- true >/tmp/out/$name.$tool.rec 2>&1
 		echo "GUEST: $name $tool record exit $?"
-		perf evlist -v -i $tool.data >/tmp/out/$name.$tool.evlist 2>&1
+		perf evlist -v $force -i $tool.data >/tmp/out/$name.$tool.evlist 2>&1
 		# AUXTRACE_INFO as perf's decoder reads it (intel_pt_print_info)
-		perf report -D -i $tool.data 2>/dev/null | sed -n '/AUXTRACE_INFO/,/^$/p' \
+		perf report -D $force -i $tool.data 2>/dev/null | sed -n '/AUXTRACE_INFO/,/^$/p' \
 			>/tmp/out/$name.$tool.info
 	done
-	perf report --stats -i shardrec.data >/tmp/out/$name.report 2>&1
+	perf report --stats $force -i shardrec.data >/tmp/out/$name.report 2>&1
 	echo "GUEST: $name report exit $?"
-	perf script -i shardrec.data >/dev/null 2>/tmp/out/$name.script
+	perf script $force -i shardrec.data >/dev/null 2>/tmp/out/$name.script
 	echo "GUEST: $name script exit $?"
 done </cases
 cd /tmp/out

@@ -12,18 +12,35 @@ import sys
 # Attr fields allowed to differ: the pid (another process), and shardrec's
 # writer wake-up at a quarter ring (watermark, wakeup_events: doc/design.md).
 IGNORED = {"pid", "watermark", "wakeup_events"}
-TASK_CASES = {"w"}
+TASK_CASES = {"w", "user"}
+
+
+def log(path):
+    """attrshim's lines as dicts: perf_event_open attrs and mmap sizes."""
+    return [dict(kv.split("=", 1) for kv in line.split()) for line in open(path)]
 
 
 def opens(path):
     """CPU 0's perf_event_open attrs from the first of the fake PMU (type 8) on."""
     res, on = [], False
-    for line in open(path):
-        f = dict(kv.split("=", 1) for kv in line.split())
+    for f in log(path):
+        if "ring" in f:
+            continue
         on = on or f.get("type") == "0x8"
         if on and f.get("cpu") == "0":
             res.append({k: v for k, v in f.items() if k not in IGNORED})
     return res
+
+
+def sizes(path):
+    """The first data ring's and AUX area's mmap lengths (bytes). A page
+    alone at offset 0 is a control page without a ring (shardrec's probe
+    of the perf clock)."""
+    first = {}
+    for f in log(path):
+        if "ring" in f and (f["ring"] == "aux" or int(f["len"], 16) > 4096):
+            first.setdefault(f["ring"], int(f["len"], 16))
+    return first.get("data"), first.get("aux")
 
 
 def names(path):
@@ -51,6 +68,7 @@ def diff(a, b):
 def main(cases, guest_txt, out):
     guest = set(open(guest_txt).read().splitlines())
     bad = 0
+    ps = (None, None)
     for line in open(cases):
         name, args = line.rstrip("\n").split("|", 1)
         errs = []
@@ -85,6 +103,11 @@ def main(cases, guest_txt, out):
                     if diff(a, b):
                         errs.append(f"event {i} ({pn[i]}) differs (perf, shardrec): {diff(a, b)}")
         if not errs:
+            ps = sizes(os.path.join(out, f"{name}.perf.attrs"))
+            ss = sizes(os.path.join(out, f"{name}.shardrec.attrs"))
+            if None in ps or ps != ss:
+                errs.append(f"ring and AUX area bytes (perf, shardrec): {ps}, {ss}")
+        if not errs:
             pi = info(os.path.join(out, f"{name}.perf.info"))
             si = info(os.path.join(out, f"{name}.shardrec.info"))
             if name in TASK_CASES:
@@ -94,7 +117,8 @@ def main(cases, guest_txt, out):
             if not pi or pi != si:
                 errs.append("AUXTRACE_INFO differs (perf, shardrec): "
                             f"{[(a, b) for a, b in zip(pi, si) if a != b] or (len(pi), len(si))}")
-        print(f"{'ok ' if not errs else 'BAD'} {name}: record {args}")
+        said = f" (ring {ps[0]} B, AUX area {ps[1]} B)" if not errs else ""
+        print(f"{'ok ' if not errs else 'BAD'} {name}: record {args}{said}")
         for e in errs:
             print(f"    {e}")
         bad += bool(errs)
