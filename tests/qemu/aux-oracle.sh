@@ -100,11 +100,8 @@ while IFS='|' read -r name args; do
 	perf script $force -i shardrec.data >/dev/null 2>/tmp/out/$name.script
 	echo "GUEST: $name script exit $?"
 done </cases
-cd /tmp/out
-tar cf - . | gzip -1 | base64 >/dev/ttyS1
-echo "GUEST: sent $(ls | wc -l) files"
-poweroff -f
 EOF
+	guest_init_ship '*'
 } >"$root/init"
 chmod +x "$root/init"
 GUEST_INITRD=$TMP/initramfs.gz

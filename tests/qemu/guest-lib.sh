@@ -14,6 +14,8 @@
 #                            depend on, DIR/modules.load their load order; 1 if absent
 #   guest_init_head          prints the start of an /init: busybox, mounts,
 #                            modules, a "GUEST: booted in S s" line
+#   guest_init_ship FILES    prints the end of an /init: FILES of /tmp/out
+#                            sent for guest_unship_serial, then power off
 #   guest_perf_elf [PERF]    the perf ELF to copy in (Debian's perf may be a script)
 #   guest_pack DIR OUT       DIR as a gzip'd newc cpio (an initrd; several
 #                            may be concatenated into one)
@@ -99,6 +101,17 @@ mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mount -t tmpfs tmpfs /tmp
 [ -r /modules.load ] && for m in $(cat /modules.load); do insmod $m || echo "GUEST: insmod $m failed"; done
 echo "GUEST: booted in $(cut -d' ' -f1 /proc/uptime) s"
+EOF
+}
+
+# FILES (globs, relative to /tmp/out) as a tar.gz in base64 on the
+# second serial port, their count and bytes on the console, power off.
+guest_init_ship() {
+	cat <<EOF
+cd /tmp/out
+tar cf - $* | gzip -1 | base64 >/dev/ttyS1
+echo "GUEST: sent \$(ls $* | wc -l) files, \$(cat $* | wc -c) bytes at \$(cut -d' ' -f1 /proc/uptime) s"
+poweroff -f
 EOF
 }
 

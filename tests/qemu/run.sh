@@ -98,11 +98,8 @@ for plan in $PLANS; do
 	echo "GUEST: $plan: record exit $? at $(cut -d' ' -f1 /proc/uptime) s"
 	sed "s/^/GUEST: $plan: /" rec.err
 done
-cd /tmp/out
-tar cf - *.data | gzip -1 | base64 >/dev/ttyS1
-echo "GUEST: sent $(ls | wc -l) files, $(cat *.data | wc -c) bytes at $(cut -d' ' -f1 /proc/uptime) s"
-poweroff -f
 EOF
+	guest_init_ship '*.data'
 } >"$root/init"
 chmod +x "$root/init"
 GUEST_INITRD=$TMP/initramfs.gz
