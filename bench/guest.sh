@@ -171,7 +171,7 @@ export HOME=/tmp/home
 poweroff -f
 EOF
 } >"$base/init"
-chmod +x "$base/init" "$base/bin/bench-run"
+chmod +x "$base/bin/bench-run"
 guest_pack "$base" "$WORK/base.gz"
 
 # ---- machine.txt ----

@@ -103,7 +103,6 @@ done </cases
 EOF
 	guest_init_ship '*'
 } >"$root/init"
-chmod +x "$root/init"
 GUEST_INITRD=$TMP/initramfs.gz
 guest_pack "$root" "$GUEST_INITRD"
 

@@ -18,7 +18,7 @@
 #                            sent for guest_unship_serial, then power off
 #   guest_perf_elf [PERF]    the perf ELF to copy in (Debian's perf may be a script)
 #   guest_pack DIR OUT       DIR as a gzip'd newc cpio (an initrd; several
-#                            may be concatenated into one)
+#                            may be concatenated into one), DIR/init executable
 #   guest_boot ARGS...       boots GUEST_INITRD with qemu machine ARGS, the
 #                            console in GUEST_DIR/console, the second serial
 #                            port in GUEST_DIR/ttyS1; GUEST_RC its exit status
@@ -131,6 +131,7 @@ guest_perf_elf() {
 }
 
 guest_pack() {
+	[ ! -e "$1/init" ] || chmod +x "$1/init" # the kernel runs it, or panics
 	(cd "$1" && find . | cpio -o -H newc --quiet | gzip -1) >"$2"
 }
 

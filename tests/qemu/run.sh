@@ -101,7 +101,6 @@ done
 EOF
 	guest_init_ship '*.data'
 } >"$root/init"
-chmod +x "$root/init"
 GUEST_INITRD=$TMP/initramfs.gz
 guest_pack "$root" "$GUEST_INITRD"
 
