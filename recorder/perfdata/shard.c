@@ -37,7 +37,13 @@ int shard__create(struct shard *s, int dirfd, unsigned idx, int node, uint32_t f
 	if (n != (ssize_t)sizeof(h)) {
 		int err = n < 0 ? -errno : -ENOSPC;
 
+		/*
+		 * Nothing of it is ours yet: an empty or cut header (a full disk as
+		 * a rotation opens the next generation) would make that
+		 * generation's merge refuse the file as no shard at all.
+		 */
 		shard__close(s);
+		unlinkat(dirfd, name, 0);
 		return err;
 	}
 	s->off = sizeof(h);

@@ -864,6 +864,36 @@ static uint64_t write_until_failure(struct fixture *fx, struct shard *s, struct 
 }
 
 /* RLIMIT_FSIZE: writes past the limit fail with EFBIG, after a partial pwritev. */
+/*
+ * A shard whose header cannot be written (a full disk as a rotation opens
+ * the next generation) is not left behind: an empty shard.N would make
+ * the generation's merge refuse it as a stranger ("bad header").
+ */
+static void test_create_fails(void **state)
+{
+	struct fixture *fx = *state;
+	struct rlimit old, lim;
+	struct sigaction ign = {.sa_handler = SIG_IGN}, old_sa;
+	struct shard s;
+	int ret;
+
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	assert_int_equal(sigaction(SIGXFSZ, &ign, &old_sa), 0);
+	lim = old;
+	lim.rlim_cur = SHARD_HEADER_SIZE / 2;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	ret = shard__create(&s, fx->dirfd, 5, 0, 0, NULL);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	assert_int_equal(sigaction(SIGXFSZ, &old_sa, NULL), 0);
+	assert_true(ret == -ENOSPC || ret == -EFBIG);
+	assert_int_equal(s.fd, -1);
+	assert_int_equal(faccessat(fx->dirfd, "shard.5", F_OK, AT_SYMLINK_NOFOLLOW), -1);
+	assert_int_equal(errno, ENOENT);
+	/* and the writer's retry can create it */
+	assert_int_equal(shard__create(&s, fx->dirfd, 5, 0, 0, NULL), 0);
+	shard__close(&s);
+}
+
 static void test_write_fsize(void **state)
 {
 	struct fixture *fx = *state;
@@ -1150,6 +1180,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_corrupt_chunk, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_header, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_byte_order, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_create_fails, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_write_fsize, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_write_badfd, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_write_enospc, setup, teardown),
