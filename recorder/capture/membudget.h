@@ -5,8 +5,9 @@
  * EPERM from the Nth mmap.
  *
  * The kernel's perf_mmap() accounting: every ring costs 1 + data pages,
- * and its AUX area, if any, its pages (same user count). Per user, perf_event_mlock_kb * online CPUs are free; the excess is
- * charged to the process's RLIMIT_MEMLOCK. CAP_IPC_LOCK, or
+ * and its AUX area, if any, its pages (same user count). Per user,
+ * perf_event_mlock_kb * online CPUs are free; the excess is charged to
+ * the process's RLIMIT_MEMLOCK. CAP_IPC_LOCK, or
  * perf_event_paranoid == -1, lifts the limit.
  */
 #ifndef SHARDREC_MEMBUDGET_H
