@@ -181,9 +181,9 @@ static bool aux_privileged(void)
 }
 
 /* perf's *_recording_options without -m ...,AUX: 4 MiB per CPU privileged, else 128 KiB. */
-static size_t aux_default_pages(void)
+static size_t aux_default_pages(bool privileged)
 {
-	size_t bytes = aux_privileged() ? 4U << 20 : 128U << 10;
+	size_t bytes = privileged ? 4U << 20 : 128U << 10;
 
 	return bytes / sysconf(_SC_PAGESIZE);
 }
@@ -194,13 +194,9 @@ static size_t aux_default_pages(void)
  * 256 KiB beside its 128 KiB AUX areas, so that both fit in the 516 KiB a
  * CPU that perf_event_mlock_kb frees (a 512 KiB ring would not).
  */
-static size_t evlist__data_pages(const struct evlist *l, const struct record_opts *o)
+static size_t data_pages(const struct record_opts *o, bool aux, bool privileged)
 {
-	bool aux = false;
-
-	for (size_t i = 0; i < l->nr; i++)
-		aux |= evsel__is_aux(&l->evsel[i]);
-	if (!aux || o->mmap_pages_set || o->aux_pages || aux_privileged())
+	if (!aux || o->mmap_pages_set || o->aux_pages || privileged)
 		return o->mmap_pages;
 	return (256U << 10) / sysconf(_SC_PAGESIZE);
 }
@@ -210,8 +206,8 @@ static size_t evlist__data_pages(const struct evlist *l, const struct record_opt
  * sizes by default). Its fd must own each CPU's ring, where the area is
  * mapped, so it must come first: perf moves it there; we ask.
  */
-static int evlist__configure_aux(struct evlist *l, const struct record_opts *o, char *err,
-				 size_t errlen)
+static int evlist__configure_aux(struct evlist *l, const struct record_opts *o, bool privileged,
+				 char *err, size_t errlen)
 {
 	l->aux_evsel = -1;
 	for (size_t i = 0; i < l->nr; i++)
@@ -246,7 +242,7 @@ static int evlist__configure_aux(struct evlist *l, const struct record_opts *o, 
 	 */
 	for (size_t i = 0; i < l->nr; i++)
 		l->evsel[i].ev.attr.sample_type |= PERF_SAMPLE_CPU;
-	l->aux_pages = o->aux_pages ? o->aux_pages : aux_default_pages();
+	l->aux_pages = o->aux_pages ? o->aux_pages : aux_default_pages(privileged);
 	aux_event_attr(&l->evsel[l->aux_evsel].ev, o, l->aux_pages, l->aux_snapshot);
 	return 0;
 }
@@ -260,14 +256,10 @@ static int evlist__configure_aux(struct evlist *l, const struct record_opts *o, 
  * time for the trace to be placed among it. Intel PT refuses -k, as in
  * intel_pt_recording_options.
  */
-static int evlist__clock(struct evlist *l, const struct record_opts *o, char *err, size_t errlen)
+static int evlist__clock(struct evlist *l, const struct evsel *aux, const struct record_opts *o,
+			 char *err, size_t errlen)
 {
-	const struct evsel *aux = NULL;
-
 	l->clockid = o->clockid;
-	for (size_t i = 0; i < l->nr && !aux; i++)
-		if (evsel__is_aux(&l->evsel[i]))
-			aux = &l->evsel[i];
 	if (!aux)
 		return 0;
 	if (o->clockid_set) {
@@ -288,6 +280,8 @@ static int evlist__clock(struct evlist *l, const struct record_opts *o, char *er
 int evlist__configure(struct evlist *l, const struct record_opts *o, char *err, size_t errlen)
 {
 	struct evparse_opts po = {.sysfs_root = o->sysfs_root};
+	const struct evsel *aux = NULL;
+	bool privileged;
 	size_t ring_bytes;
 	unsigned div;
 	int ret;
@@ -319,17 +313,23 @@ int evlist__configure(struct evlist *l, const struct record_opts *o, char *err, 
 		l->nr = nr;
 		free(evs);
 	}
-	ret = evlist__clock(l, o, err, errlen);
+	/* The clock and both ring sizes follow the first AUX event, if any. */
+	for (size_t i = 0; i < l->nr && !aux; i++)
+		if (evsel__is_aux(&l->evsel[i]))
+			aux = &l->evsel[i];
+	/* One read of the privilege state (two sysctls and a capget) for both sizes. */
+	privileged = aux && aux_privileged();
+	ret = evlist__clock(l, aux, o, err, errlen);
 	if (ret)
 		return ret;
-	l->data_pages = evlist__data_pages(l, o);
+	l->data_pages = data_pages(o, aux, privileged);
 	ring_bytes = l->data_pages * sysconf(_SC_PAGESIZE);
 	for (size_t i = 0; i < l->nr; i++)
 		configure_attr(&l->evsel[i], o, i == 0, l->clockid, ring_bytes / div);
 	ret = sample_config__apply(l, o, err, errlen);
 	if (ret)
 		return ret;
-	ret = evlist__configure_aux(l, o, err, errlen);
+	ret = evlist__configure_aux(l, o, privileged, err, errlen);
 	if (!ret)
 		pfile_idlayout__init(&l->layout, l->evsel[0].ev.attr.sample_type, true);
 	return ret;
