@@ -347,9 +347,13 @@ static void print_writers(struct session *s)
 		/* Backward rings are full by design: no pressure to show. */
 		if (!s->evl.backward)
 			print_high_water(g, st, s->group_maps[g], grp->nr_cpus);
-		pr_info("writes of writer %zu: %.3f s in all, the longest %.3f ms at %.2f s",
+		pr_info("writes of writer %zu: %.3f s in all, the longest %.3f ms at %.2f s; "
+			"%llu of %.0f ms or more, %llu of %.0f ms or more, %llu of %.0f ms or more",
 			g, st->write_ns / 1e9, st->write_max_ns / 1e6,
-			writer_report__secs(st->write_max_at, st->start_time));
+			writer_report__secs(st->write_max_at, st->start_time),
+			(unsigned long long)st->writes_over[0], writer_slow_ns[0] / 1e6,
+			(unsigned long long)st->writes_over[1], writer_slow_ns[1] / 1e6,
+			(unsigned long long)st->writes_over[2], writer_slow_ns[2] / 1e6);
 		if (s->copy_div)
 			pr_info("copy-out of writer %zu (rings at 1/%u full): %.3f MB", g,
 				s->copy_div, st->copied / 1e6);

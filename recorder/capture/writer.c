@@ -282,6 +282,8 @@ static void writer__note_pending(struct writer *w, uint64_t now)
 		ring__note_pending(&w->p.maps[i].core, now);
 }
 
+const uint64_t writer_slow_ns[WRITER_SLOW_N] = {1000000, 10000000, 50000000};
+
 /*
  * Times a shard write that began at @t0 (fault.h's slow writes included):
  * a write that stalls (page reclaim, dirty-page throttling, a slow file
@@ -295,6 +297,8 @@ static uint64_t writer__note_write(struct writer *w, uint64_t t0)
 	uint64_t dt = now > t0 ? now - t0 : 0;
 
 	w->stats.write_ns += dt;
+	for (int i = 0; i < WRITER_SLOW_N && dt >= writer_slow_ns[i]; i++)
+		w->stats.writes_over[i]++;
 	if (dt > w->stats.write_max_ns) {
 		w->stats.write_max_ns = dt;
 		w->stats.write_max_at = t0;

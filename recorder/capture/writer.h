@@ -68,6 +68,15 @@ struct writer_params {
 };
 
 
+/*
+ * Shard writes counted by length (writer_stats.writes_over): at or over
+ * 1, 10 and 50 ms. A ring of the default size fills in about 100 ms at
+ * -F max -g here (5 MB/s a CPU), so the longer ones are the writes a ring
+ * may not outlast; -v prints them.
+ */
+#define WRITER_SLOW_N 3
+extern const uint64_t writer_slow_ns[WRITER_SLOW_N];
+
 struct writer_stats {
 	uint64_t bytes;  /* ring bytes taken */
 	uint64_t zbytes; /* bytes written after compression (= bytes without -z) */
@@ -76,6 +85,7 @@ struct writer_stats {
 	uint64_t write_ns;     /* time in shard writes (recording clock) */
 	uint64_t write_max_ns; /* the longest shard write ... */
 	uint64_t write_max_at; /* ... and when it began (recording clock) */
+	uint64_t writes_over[WRITER_SLOW_N]; /* writes at least writer_slow_ns[i] long */
 	uint64_t dumps;  /* --overwrite: passes that dumped the backward rings */
 	uint64_t copied; /* ring bytes copied out and handed back before their write */
 	uint64_t unwritten; /* copied-out bytes a failed write lost */

@@ -183,6 +183,13 @@ w=$(nr_writers slow.err)
 sed -n 's/^shardrec: writes of writer [0-9]*: \([0-9.]*\) s in all, the longest \([0-9.]*\) ms at .*/\1 \2/p' \
 	slow.err | awk -v w="$w" '$1 >= 0.299 && $2 >= 299 { n++ } END { exit n != w }' ||
 	fail "slow disk: a writer's writes timed under the 300 ms injected"
+# ... and counts each of its passes among the writes of 50 ms or more
+passes=$(sed -n 's/^shardrec: writer [0-9]*: .* MB in \([0-9]*\) passes.*/\1/p' slow.err | tr '\n' ' ')
+over=$(sed -n 's/^shardrec: writes of writer [0-9]*: .*, \([0-9]*\) of 50 ms or more$/\1/p' slow.err |
+	tr '\n' ' ')
+echo "slow disk: passes per writer $passes, writes of 50 ms or more $over"
+[ -n "$passes" ] && [ "$passes" = "$over" ] ||
+	fail "slow disk: writes of 50 ms or more ($over) are not every pass ($passes)"
 grep -Eq '^shardrec: warning: heavy loss: .*(, | or )-o on a faster file system \(a shard write took [0-9]{3,} ms\)' \
 	slow.err || fail "slow disk: the heavy-loss advice does not name the slow writes"
 lr=$(lost_records slow.err)
