@@ -863,7 +863,34 @@ static uint64_t write_until_failure(struct fixture *fx, struct shard *s, struct 
 	return i;
 }
 
-/* RLIMIT_FSIZE: writes past the limit fail with EFBIG, after a partial pwritev. */
+/* RLIMIT_FSIZE and SIGXFSZ as they were before fsize_limit. */
+struct fsize_saved {
+	struct rlimit lim;
+	struct sigaction sa;
+};
+
+/*
+ * Files of this process end at @bytes: a write past it fails with EFBIG
+ * (SIGXFSZ ignored, or it would kill the test) until fsize_restore.
+ */
+static void fsize_limit(struct fsize_saved *old, rlim_t bytes)
+{
+	struct sigaction ign = {.sa_handler = SIG_IGN};
+	struct rlimit lim;
+
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old->lim), 0);
+	assert_int_equal(sigaction(SIGXFSZ, &ign, &old->sa), 0);
+	lim = old->lim;
+	lim.rlim_cur = bytes;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+}
+
+static void fsize_restore(const struct fsize_saved *old)
+{
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old->lim), 0);
+	assert_int_equal(sigaction(SIGXFSZ, &old->sa, NULL), 0);
+}
+
 /*
  * A shard whose header cannot be written (a full disk as a rotation opens
  * the next generation) is not left behind: an empty shard.N would make
@@ -872,19 +899,13 @@ static uint64_t write_until_failure(struct fixture *fx, struct shard *s, struct 
 static void test_create_fails(void **state)
 {
 	struct fixture *fx = *state;
-	struct rlimit old, lim;
-	struct sigaction ign = {.sa_handler = SIG_IGN}, old_sa;
+	struct fsize_saved old;
 	struct shard s;
 	int ret;
 
-	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
-	assert_int_equal(sigaction(SIGXFSZ, &ign, &old_sa), 0);
-	lim = old;
-	lim.rlim_cur = SHARD_HEADER_SIZE / 2;
-	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	fsize_limit(&old, SHARD_HEADER_SIZE / 2);
 	ret = shard__create(&s, fx->dirfd, 5, 0, 0, NULL);
-	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
-	assert_int_equal(sigaction(SIGXFSZ, &old_sa, NULL), 0);
+	fsize_restore(&old);
 	assert_true(ret == -ENOSPC || ret == -EFBIG);
 	assert_int_equal(s.fd, -1);
 	assert_int_equal(faccessat(fx->dirfd, "shard.5", F_OK, AT_SYMLINK_NOFOLLOW), -1);
@@ -894,12 +915,12 @@ static void test_create_fails(void **state)
 	shard__close(&s);
 }
 
+/* RLIMIT_FSIZE: writes past the limit fail with EFBIG, after a partial pwritev. */
 static void test_write_fsize(void **state)
 {
 	struct fixture *fx = *state;
 	static struct tpass tp;
-	struct rlimit old, lim;
-	struct sigaction ign = {.sa_handler = SIG_IGN}, old_sa;
+	struct fsize_saved old;
 	struct shard s;
 	uint64_t nr;
 	int ret;
@@ -908,15 +929,10 @@ static void test_write_fsize(void **state)
 	tpass_init(&tp);
 	tpass_add(&tp, 0, 40, NULL, 0, true);
 	tpass_add(&tp, 1, 30, NULL, 0, false);
-	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
-	assert_int_equal(sigaction(SIGXFSZ, &ign, &old_sa), 0);
-	lim = old;
 	/* the limit falls inside the fourth pass */
-	lim.rlim_cur = SHARD_HEADER_SIZE + 3 * (PASS_REC + tp.payload) + tp.payload / 2;
-	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	fsize_limit(&old, SHARD_HEADER_SIZE + 3 * (PASS_REC + tp.payload) + tp.payload / 2);
 	nr = write_until_failure(fx, &s, &tp, "shard.4", 100, &ret);
-	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
-	assert_int_equal(sigaction(SIGXFSZ, &old_sa, NULL), 0);
+	fsize_restore(&old);
 	assert_int_equal(ret, -EFBIG);
 	assert_int_equal(nr, 3);
 	/* the shard stays usable: the next pass lands where the failed one was */
